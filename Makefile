@@ -1,0 +1,47 @@
+# One command each, on a fresh machine: every target installs what it needs.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+REDOCLY_VERSION := 2.77.0
+REDOCLY := .tools/node_modules/.bin/redocly
+HOST ?= 127.0.0.1
+PORT ?= 4010
+
+.PHONY: install test serve contract lint spec-check spec-bundle bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is required (set PYTHON=...)")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+$(REDOCLY):
+	npm install --no-save --no-audit --no-fund --prefix .tools @redocly/cli@$(REDOCLY_VERSION)
+
+test: install
+	$(BIN)/python -m pytest -q
+
+serve: install
+	$(BIN)/python -m mock_server --host $(HOST) --port $(PORT)
+
+contract: install
+	@echo "make contract: the contract suite is not built yet; nothing was checked." >&2
+	@exit 2
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+spec-bundle: install
+	$(BIN)/python -m mock_server.spec --out build/openapi.json
+
+spec-check: spec-bundle $(REDOCLY)
+	$(BIN)/openapi-spec-validator build/openapi.json
+	$(REDOCLY) lint --config redocly.yaml build/openapi.json
+
+clean:
+	rm -rf $(VENV) .tools build reports .pytest_cache .ruff_cache .hypothesis

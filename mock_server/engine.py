@@ -1,0 +1,281 @@
+"""The request pipeline every `/v1` operation goes through.
+
+route (spec) -> authenticate -> authorize (spec security) -> rate limit ->
+validate parameters and body (compiled spec schemas, clamps) -> idempotency ->
+handler -> standard headers. Each step is a small module under `http/`; this
+module only orders them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import traceback
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+
+from .http.auth import SESSION_COOKIE, Principal, authenticate, authorize
+from .http.etag import check_if_match
+from .http.idempotency import IdempotencyCache, fingerprint
+from .http.pagination import clamp
+from .http.problems import Problem, invalid
+from .http.ratelimit import RateLimiter
+from .operations import Operation, Router, validate_body, validate_value
+from .state.store import Store
+
+API_VERSION = "1"
+
+
+@dataclass(slots=True)
+class Reply:
+    body: Any = None
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    media_type: str = "application/json"
+    raw: bytes | None = None
+
+
+@dataclass(slots=True)
+class Ctx:
+    """What a handler gets: the caller, the validated inputs, the state."""
+
+    request: Request
+    op: Operation
+    principal: Principal
+    path: dict[str, str]
+    query: dict[str, Any]
+    raw_query: dict[str, str]
+    body: Any
+    mock: Any  # mock_server.app.Mock
+
+    @property
+    def store(self) -> Store:
+        return self.mock.store
+
+    @property
+    def user(self):
+        return self.principal.user
+
+    def precondition(self, current_etag: str) -> None:
+        """Apply `If-Match` as the spec marks this operation (§3.8)."""
+        if self.op.if_match == "enforced":
+            check_if_match(self.request.headers.get("if-match"), current_etag)
+
+
+@dataclass
+class Fault:
+    operation_id: str | None = None
+    method: str | None = None
+    path: str | None = None
+    status: int | None = None
+    latency_ms: int = 0
+    sse_drop_after: int | None = None
+
+    def applies(self, op: Operation | None, method: str, path: str) -> bool:
+        if self.operation_id and (op is None or op.operation_id != self.operation_id):
+            return False
+        if self.method and self.method.upper() != method:
+            return False
+        return not (self.path and self.path not in (path, op.template if op else None))
+
+
+class Journal:
+    """The request journal `GET /__mock/requests` serves (secrets redacted)."""
+
+    def __init__(self, size: int = 2000) -> None:
+        self.entries: deque[dict[str, Any]] = deque(maxlen=size)
+
+    def record(self, entry: dict[str, Any]) -> None:
+        self.entries.append(entry)
+
+
+def new_request_id() -> str:
+    return "req_" + os.urandom(10).hex()
+
+
+def _json(body: Any) -> bytes:
+    return orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS)
+
+
+class Engine:
+    def __init__(self, mock: Any, router: Router, handlers: dict[str, Any], limiter: RateLimiter) -> None:
+        self.mock = mock
+        self.router = router
+        self.handlers = handlers
+        self.limiter = limiter
+        self.idempotency = IdempotencyCache()
+        self.journal = Journal()
+        self.faults: list[Fault] = []
+
+    async def __call__(self, request: Request) -> Response:
+        request_id = new_request_id()
+        method = request.method
+        path = request.url.path
+        op, path_params, allowed = self.router.match(method, path)
+        headers = {"X-Benchwright-Request-Id": request_id, "X-Benchwright-Api-Version": API_VERSION}
+        principal: Principal | None = None
+        try:
+            fault = self._fault(op, method, path)
+            if fault is not None:
+                if fault.latency_ms:
+                    await asyncio.sleep(fault.latency_ms / 1000)
+                if fault.status:
+                    raise Problem(fault.status, "fault_injected", "Injected by POST /__mock/faults.")
+            if op is None:
+                if allowed:
+                    raise Problem(
+                        405,
+                        "method_not_allowed",
+                        f"{method} is not an operation of {path}; allowed: {', '.join(sorted(set(allowed)))}.",
+                        headers={"Allow": ", ".join(sorted(set(allowed)))},
+                    )
+                raise Problem(404, "not_found", f"No /v1 operation at {path}.")
+            store = self.mock.store
+            self.mock.sync()
+            principal = authenticate(store, request.headers.get("authorization"), request.cookies.get(SESSION_COOKIE))
+            authorize(op, principal)
+            if principal.user is not None:
+                account = store.account_of(principal.user)
+                quota = self.limiter.hit(
+                    account.id, account.tier, "write" if op.mutating else "read", store.clock.now().timestamp()
+                )
+                headers.update(quota.headers())
+            response = await self._run(request, op, path_params, principal, request_id)
+        except Problem as problem:
+            legacy = op is not None and op.legacy_errors
+            response = problem.response(request_id, legacy=legacy)
+        except Exception:  # an unhandled error is the framework's bare 500 (§14)
+            traceback.print_exc()
+            response = PlainTextResponse("Internal Server Error", status_code=500)
+        for name, value in headers.items():
+            response.headers.setdefault(name, value)
+        self._record(request, op, response, principal, request_id)
+        return response
+
+    def _fault(self, op: Operation | None, method: str, path: str) -> Fault | None:
+        for fault in self.faults:
+            if (fault.status or fault.latency_ms) and fault.applies(op, method, path):
+                return fault
+        return None
+
+    def sse_drop_after(self, op: Operation) -> int | None:
+        for fault in self.faults:
+            if fault.sse_drop_after is not None and fault.applies(op, op.method, op.template):
+                return fault.sse_drop_after
+        return None
+
+    async def _run(
+        self, request: Request, op: Operation, path_params: dict[str, str], principal: Principal, request_id: str
+    ) -> Response:
+        query, raw_query = self._parameters(request, op, path_params)
+        raw_body = await request.body()
+        body = self._body(op, raw_body)
+        key = request.headers.get("idempotency-key") if op.mutating else None
+        scope = principal.cache_key
+        if key is not None:
+            now = self.mock.store.clock.now().timestamp()
+            cached = self.idempotency.begin(scope, key, fingerprint(op.method, request.url.path, raw_body), now)
+            if cached is not None:
+                replay = Response(cached.body, cached.status, dict(cached.headers), cached.media_type)
+                replay.headers["Idempotent-Replayed"] = "true"
+                return replay
+        ctx = Ctx(request, op, principal, path_params, query, raw_query, body, self.mock)
+        try:
+            response = await self._invoke(ctx)
+        except Problem as problem:
+            response = problem.response(request_id, legacy=op.legacy_errors)
+        except BaseException:
+            if key is not None:
+                self.idempotency.abandon(scope, key)
+            raise
+        if key is not None:
+            if getattr(response, "body_iterator", None) is not None:
+                self.idempotency.abandon(scope, key)
+            else:
+                kept = {k: v for k, v in response.headers.items() if k.lower() in _REPLAYED_HEADERS}
+                self.idempotency.finish(
+                    scope, key, response.status_code, response.body, response.media_type or "", kept
+                )
+        return response
+
+    async def _invoke(self, ctx: Ctx) -> Response:
+        handler = self.handlers.get(ctx.op.operation_id)
+        if handler is None:
+            raise Problem(501, "not_configured", f"{ctx.op.operation_id} is not wired on this mock yet.")
+        result = await handler(ctx)
+        if isinstance(result, Response):
+            return result
+        if not isinstance(result, Reply):
+            result = Reply(result)
+        if result.raw is not None:
+            return Response(result.raw, result.status, result.headers, result.media_type)
+        if result.status == 204 or (result.body is None and result.status in (202, 302)):
+            return Response(None, result.status, result.headers)
+        return Response(_json(result.body), result.status, result.headers, result.media_type)
+
+    def _parameters(
+        self, request: Request, op: Operation, path_params: dict[str, str]
+    ) -> tuple[dict[str, Any], dict[str, str]]:
+        raw_query = dict(request.query_params)
+        values: dict[str, Any] = {}
+        for param in op.params:
+            if param.location == "path":
+                raw = path_params.get(param.name)
+            elif param.location == "query":
+                raw = raw_query.get(param.name)
+            elif param.location == "header":
+                raw = request.headers.get(param.name)
+            else:
+                raw = request.cookies.get(param.name)
+            if raw is None:
+                if param.required:
+                    raise invalid(f"{param.location} parameter '{param.name}' is required", field=param.name)
+                values[param.name] = clamp(None, param.clamp) if param.clamp else param.default
+                continue
+            value = param.coerce(raw)
+            validate_value(param, value)
+            values[param.name] = clamp(value, param.clamp)
+        return values, raw_query
+
+    def _body(self, op: Operation, raw_body: bytes) -> Any:
+        if op.body_validator is None:
+            return None
+        if not raw_body.strip():
+            if op.body_required:
+                raise invalid("body: a JSON body is required", field="body")
+            return None
+        try:
+            body = orjson.loads(raw_body)
+        except orjson.JSONDecodeError:
+            raise invalid("body: not valid JSON", field="body") from None
+        validate_body(op, body)
+        return body
+
+    def _record(
+        self, request: Request, op: Operation | None, response: Response, principal: Principal | None, request_id: str
+    ) -> None:
+        self.journal.record(
+            {
+                "request_id": request_id,
+                "at": self.mock.store.clock.now().isoformat(),
+                "method": request.method,
+                "path": request.url.path,
+                "query": str(request.url.query),
+                "operation_id": op.operation_id if op else None,
+                "status": response.status_code,
+                "auth": principal.kind if principal else None,
+                "user_id": principal.user.id if principal and principal.user else None,
+                "headers": {
+                    k: ("[redacted]" if k.lower() in _SECRET_HEADERS else v) for k, v in request.headers.items()
+                },
+            }
+        )
+
+
+_REPLAYED_HEADERS = {"etag", "location", "content-disposition", "x-content-type-options", "cache-control"}
+_SECRET_HEADERS = {"authorization", "cookie", "set-cookie"}
