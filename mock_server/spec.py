@@ -146,8 +146,11 @@ def _error_response(status: str, codes: list[str], legacy: bool, session_only: b
     headers: dict[str, Any] = {}
     if status == "429":
         headers["Retry-After"] = _header_ref("RetryAfter")
-    if status == "412":
-        headers["ETag"] = {**_header_ref("ETag")}
+    if status == "412" and "precondition_failed" in codes:
+        headers["ETag"] = {
+            "description": "On `precondition_failed`, the resource's current ETag (§3.8).",
+            "schema": {"$ref": "#/components/schemas/WeakETag"},
+        }
     if legacy:
         content = {"application/json": {"schema": {"$ref": "#/components/schemas/LegacyError"}}}
         description = f"{_REASONS.get(status, 'Error')} (legacy body, §3.9): {', '.join(codes)}"

@@ -34,6 +34,7 @@ AGGREGATORS = {"any_pass", "all_pass", "mean", "majority_on", "weighted_mean", "
 PROVIDERS = {"openrouter", "together"}
 DEFAULT_DRIVER = "gemini-3-flash-preview"
 MAX_FORK_DEPTH = 16
+CONCURRENCY_RETRY_SECONDS = 30  # §13: every 429 carries Retry-After; a slot frees when a run ends
 LEGACY_LIMITS = {  # §4.2.1: pre-`limits` spellings -> (level, quantity, scale to dollars/seconds)
     ("constraints", "max_cost_cents"): ("run", "cost", 0.01),
     ("constraints", "max_duration_ms"): ("run", "duration", 0.001),
@@ -369,7 +370,12 @@ def _check_secrets_and_money(ctx: Ctx, user: User, provider: str | None) -> None
     members = _team_ids(store, owner)
     running = sum(1 for r in pipeline.active(store).values() if r.user_id in members)
     if running >= cap:
-        raise Problem(429, "tier_concurrency_exceeded", f"The account is at its tier's cap of {cap} concurrent run(s).")
+        raise Problem(
+            429,
+            "tier_concurrency_exceeded",
+            f"The account is at its tier's cap of {cap} concurrent run(s).",
+            headers={"Retry-After": str(CONCURRENCY_RETRY_SECONDS)},
+        )
 
 
 def _compute(raw: str | None) -> str:
@@ -837,12 +843,12 @@ async def delete_run(ctx: Ctx) -> Reply:
     children = [r for r in pipeline.runs(store).values() if r.forked_from == run.id]
     adopted_events = 0
     for child in children:
-        own_types = {e["type"] for e in child.events}
+        own = {(e["type"], e["data"].get("phase")) for e in child.events}
         inherited = [
             e
             for e in run.events
             if e["type"] in (*pipeline.FINGERPRINT_TYPES, "FetchArtifact", "AnalyzeArtifact", "PhaseCompleted")
-            and e["type"] not in own_types
+            and (e["type"], e["data"].get("phase")) not in own
         ]
         for event in inherited:
             pipeline.emit(store, child, event["type"], {**event["data"], "_adopted_from": run.id})

@@ -179,6 +179,7 @@ def seed(store, mock: Any) -> None:
         forked_from=root.id,
         fork_description="Stricter scoring: normalize whitespace",
     )
+    pipeline.plan_run(child, child.created_at, child.task_count, ["atomize", "materialize", "report"])
     _play(mock, child)
     grandchild = _finished(
         mock,
@@ -190,6 +191,7 @@ def seed(store, mock: Any) -> None:
         forked_from=child.id,
         fork_description="Retry materialize with more tokens",
     )
+    pipeline.plan_run(grandchild, grandchild.created_at, grandchild.task_count, ["materialize", "report"])
     _play(mock, grandchild)
 
     private = _finished(mock, other, "other_private", 12)
