@@ -5,6 +5,8 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 REDOCLY_VERSION := 2.77.0
 REDOCLY := .tools/node_modules/.bin/redocly
+PRISM_VERSION := 5.16.0
+PRISM := .tools/node_modules/.bin/prism
 HOST ?= 127.0.0.1
 PORT ?= 4010
 
@@ -20,7 +22,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 $(REDOCLY):
-	npm install --no-save --no-audit --no-fund --prefix .tools @redocly/cli@$(REDOCLY_VERSION)
+	npm install --no-save --no-audit --no-fund --prefix .tools @redocly/cli@$(REDOCLY_VERSION) @stoplight/prism-cli@$(PRISM_VERSION)
 
 test: install
 	$(BIN)/python -m pytest -q
@@ -42,6 +44,14 @@ spec-bundle: install
 spec-check: spec-bundle $(REDOCLY)
 	$(BIN)/openapi-spec-validator build/openapi.json
 	$(REDOCLY) lint --config redocly.yaml build/openapi.json
+
+bench: install
+	@command -v wrk >/dev/null || { echo "make bench needs wrk (Debian: apt-get install wrk)" >&2; exit 2; }
+	@command -v npm >/dev/null && $(MAKE) --no-print-directory $(PRISM) || echo "no npm: Prism is left out of the comparison"
+	$(BIN)/python -m mock_server.bench --out reports/bench.md
+
+$(PRISM):
+	npm install --no-save --no-audit --no-fund --prefix .tools @redocly/cli@$(REDOCLY_VERSION) @stoplight/prism-cli@$(PRISM_VERSION)
 
 clean:
 	rm -rf $(VENV) .tools build reports .pytest_cache .ruff_cache .hypothesis

@@ -3,7 +3,8 @@
 JSON in and out. Outside tools depend on these routes exactly:
 
     POST   /__mock/reset                 -> 204, state back to the seed fixtures
-    POST   /__mock/users                 {email?, tier?, balance_cents?, admin?, team_owner_id?} -> 201 user
+    POST   /__mock/users                 {email?, tier?, balance_cents?, admin?, team_owner_id?,
+                                          quota_overrides?} -> 201 user
     POST   /__mock/tokens                {scopes, user_id?, label?, expires_at?} -> 201 {id, token, user_id}
     POST   /__mock/sessions              {user_id?} -> 201 {user_id, cookie_name, cookie} + Set-Cookie
     POST   /__mock/clock                 {advance_seconds} -> 200 {now}
@@ -30,6 +31,9 @@ from .http.auth import SESSION_COOKIE
 from .http.problems import Problem, invalid
 from .state.clock import rfc3339
 from .state.expiry import parse_expiry
+
+
+QUOTA_KEYS = {"read_rpm", "write_rpm", "max_run_concurrency"}
 
 
 def _json(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -70,6 +74,13 @@ def control_routes(mock: Any) -> list[Route]:
             raise invalid(f"tier must be one of {sorted(mock.tiers)}")
         from .state import accounts
 
+        overrides = body.get("quota_overrides") or {}
+        if (
+            not isinstance(overrides, dict)
+            or not set(overrides) <= QUOTA_KEYS
+            or not all(isinstance(v, int) and v >= 0 for v in overrides.values())
+        ):
+            raise invalid(f"quota_overrides: non-negative integers for any of {sorted(QUOTA_KEYS)}")
         user = accounts.create_user(
             mock.store,
             email=body.get("email"),
@@ -78,6 +89,7 @@ def control_routes(mock: Any) -> list[Route]:
             balance_cents=int(body.get("balance_cents", 10_000)),
             team_owner_id=body.get("team_owner_id"),
         )
+        user.quota_overrides = overrides
         return _json(accounts.describe_user(mock.store, user), 201)
 
     async def tokens(request: Request) -> Response:

@@ -142,7 +142,11 @@ class Engine:
             if principal.user is not None:
                 account = store.account_of(principal.user)
                 quota = self.limiter.hit(
-                    account.id, account.tier, "write" if op.mutating else "read", store.clock.now().timestamp()
+                    account.id,
+                    account.tier,
+                    "write" if op.mutating else "read",
+                    store.clock.now().timestamp(),
+                    account.quota_overrides,
                 )
                 headers.update(quota.headers())
             response = await self._run(request, op, path_params, principal, request_id)

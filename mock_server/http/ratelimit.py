@@ -51,9 +51,16 @@ class RateLimiter:
             window = self.windows[account_id] = Window(start)
         return window
 
-    def quota(self, account_id: str, tier: str, kind: str, now: float) -> Quota:
-        window = self._window(account_id, now)
+    def band(self, tier: str, overrides: dict[str, int] | None = None) -> dict[str, int]:
+        """The tier's bands (`x-tiers`), with any admin-raised ceilings on top."""
         band = self.tiers.get(tier) or self.tiers["free"]
+        return {**band, **overrides} if overrides else band
+
+    def quota(
+        self, account_id: str, tier: str, kind: str, now: float, overrides: dict[str, int] | None = None
+    ) -> Quota:
+        window = self._window(account_id, now)
+        band = self.band(tier, overrides)
         limit = band["read_rpm" if kind == "read" else "write_rpm"]
         count = window.reads if kind == "read" else window.writes
         reset = window.start + self.window_seconds
@@ -66,10 +73,10 @@ class RateLimiter:
             window_seconds=self.window_seconds,
         )
 
-    def hit(self, account_id: str, tier: str, kind: str, now: float) -> Quota:
+    def hit(self, account_id: str, tier: str, kind: str, now: float, overrides: dict[str, int] | None = None) -> Quota:
         """Count one request, or raise `429 rate_limited` with `Retry-After`."""
         window = self._window(account_id, now)
-        quota = self.quota(account_id, tier, kind, now)
+        quota = self.quota(account_id, tier, kind, now, overrides)
         if quota.remaining <= 0:
             headers = quota.headers()
             headers["Retry-After"] = str(max(1, quota.reset_seconds))
@@ -84,4 +91,4 @@ class RateLimiter:
             window.reads += 1
         else:
             window.writes += 1
-        return self.quota(account_id, tier, kind, now)
+        return self.quota(account_id, tier, kind, now, overrides)

@@ -366,7 +366,7 @@ def _check_secrets_and_money(ctx: Ctx, user: User, provider: str | None) -> None
             "Top up to at least $1.00 before launching.",
             title="Balance below the $1.00 launch floor",
         )
-    cap = ctx.mock.tiers.get(owner.tier, ctx.mock.tiers["free"])["max_run_concurrency"]
+    cap = ctx.mock.engine.limiter.band(owner.tier, owner.quota_overrides)["max_run_concurrency"]
     members = _team_ids(store, owner)
     running = sum(1 for r in pipeline.active(store).values() if r.user_id in members)
     if running >= cap:

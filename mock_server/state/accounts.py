@@ -73,5 +73,6 @@ def describe_user(store: Store, user: User) -> dict[str, Any]:
         "admin": user.admin,
         "team_id": user.team_id,
         "balance_cents": ledger.balance_cents(store, store.account_of(user).id),
+        "quota_overrides": user.quota_overrides,
         "created_at": rfc3339(user.created_at) if user.created_at else None,
     }

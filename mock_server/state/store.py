@@ -34,6 +34,8 @@ class User:
     admin: bool = False
     team_id: str | None = None
     created_at: datetime | None = None
+    # admin-raised ceilings (§13: "Admin can raise per-account concurrency and read ceilings")
+    quota_overrides: dict[str, int] = field(default_factory=dict)
 
     @property
     def role(self) -> str:
