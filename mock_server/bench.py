@@ -83,18 +83,15 @@ def uvicorn_cmd(target: str, port: int, extra: list[str] | None = None) -> list[
 def wrk(
     url: str, seconds: int, connections: int, headers: dict[str, str], method: str = "GET", body: str | None = None
 ) -> dict[str, float]:
-    script = None
     argv = ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--latency"]
     for name, value in headers.items():
         argv += ["-H", f"{name}: {value}"]
-    if method != "GET":
-        script = tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False)
-        script.write(f'wrk.method = "{method}"\nwrk.body = {json.dumps(body or "")}\n')
-        script.close()
-        argv += ["-s", script.name]
-    out = subprocess.run(pinned(1, [*argv, url]), capture_output=True, text=True, check=True).stdout
-    if script is not None:
-        os.unlink(script.name)
+    with tempfile.TemporaryDirectory() as scratch:
+        if method != "GET":
+            script = Path(scratch) / "request.lua"
+            script.write_text(f'wrk.method = "{method}"\nwrk.body = {json.dumps(body or "")}\n')
+            argv += ["-s", str(script)]
+        out = subprocess.run(pinned(1, [*argv, url]), capture_output=True, text=True, check=True).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     latency = {p: _ms(re.search(rf"^\s+{p}%\s+([\d.]+\w+)", out, re.M).group(1)) for p in ("50", "99")}
     non2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)

@@ -32,7 +32,6 @@ from .http.problems import Problem, invalid
 from .state.clock import rfc3339
 from .state.expiry import parse_expiry
 
-
 QUOTA_KEYS = {"read_rpm", "write_rpm", "max_run_concurrency"}
 
 
