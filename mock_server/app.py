@@ -94,8 +94,12 @@ def create_app(config: MockConfig | None = None, **overrides: Any) -> Starlette:
     config = config or MockConfig(**overrides)
     mock = Mock(config)
 
-    async def v1(request: Request) -> Response:
-        return await mock.engine(request)
+    class V1:
+        """A raw ASGI endpoint, so every method reaches the engine (405 with `Allow` for undocumented ones)."""
+
+        async def __call__(self, scope, receive, send) -> None:
+            response = await mock.engine(Request(scope, receive))
+            await response(scope, receive, send)
 
     async def api_surface(request: Request) -> Response:
         """`/api` is the web app's surface: it refuses PATs with 401 (§2.0)."""
@@ -111,7 +115,7 @@ def create_app(config: MockConfig | None = None, **overrides: Any) -> Starlette:
 
     methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
     routes = [
-        Route("/v1/{rest:path}", v1, methods=methods),
+        Route("/v1/{rest:path}", V1()),
         Route("/api/{rest:path}", api_surface, methods=methods),
     ]
     if config.control:

@@ -126,6 +126,19 @@ class Engine:
                     await asyncio.sleep(fault.latency_ms / 1000)
                 if fault.status:
                     raise Problem(fault.status, "fault_injected", "Injected by POST /__mock/faults.")
+            store = self.mock.store
+            self.mock.sync()
+            principal = authenticate(store, request.headers.get("authorization"), request.cookies.get(SESSION_COOKIE))
+            if principal.user is not None:
+                account = store.account_of(principal.user)
+                quota = self.limiter.hit(
+                    account.id,
+                    account.tier,
+                    "read" if method in ("GET", "HEAD") else "write",
+                    store.clock.now().timestamp(),
+                    account.quota_overrides,
+                )
+                headers.update(quota.headers())
             if op is None:
                 if allowed:
                     raise Problem(
@@ -135,20 +148,7 @@ class Engine:
                         headers={"Allow": ", ".join(sorted(set(allowed)))},
                     )
                 raise Problem(404, "not_found", f"No /v1 operation at {path}.")
-            store = self.mock.store
-            self.mock.sync()
-            principal = authenticate(store, request.headers.get("authorization"), request.cookies.get(SESSION_COOKIE))
             authorize(op, principal)
-            if principal.user is not None:
-                account = store.account_of(principal.user)
-                quota = self.limiter.hit(
-                    account.id,
-                    account.tier,
-                    "write" if op.mutating else "read",
-                    store.clock.now().timestamp(),
-                    account.quota_overrides,
-                )
-                headers.update(quota.headers())
             response = await self._run(request, op, path_params, principal, request_id)
         except Problem as problem:
             legacy = op is not None and op.legacy_errors

@@ -227,12 +227,19 @@ class Router:
             self._buckets.setdefault(_bucket(op.template), []).append(op)
 
     def match(self, method: str, path: str) -> tuple[Operation | None, dict[str, str], list[str]]:
-        """(operation, path params, allowed methods when only the path matched)."""
+        """(operation, path params, allowed methods when only the path matched).
+
+        As in OpenAPI, the most specific matching path template decides: `PATCH
+        /v1/tokens/me` is a 405 on `/v1/tokens/me`, not a PATCH of token "me"."""
+        template: str | None = None
         allowed: list[str] = []
         for op in self._buckets.get(_bucket(path), ()):
+            if template is not None and op.template != template:
+                continue
             found = op.regex.match(path)
             if found is None:
                 continue
+            template = op.template
             if op.method == method:
                 return op, found.groupdict(), []
             allowed.append(op.method)

@@ -262,9 +262,7 @@ def _artifact_steps(run: Run, phase: str, at, offset: float) -> list[Step]:
                 {"name": "task_impl.py", "content": code, "mime": "text/x-python", "invocation": 1},
             ),
         ]
-    if phase in ("attach", "materialize") and not any(s.type == "ModelProxyArtifact" for s in run.plan):
-        if phase == "materialize" and run.mode == "replay":
-            return []
+    if phase == "attach" or (phase == "materialize" and run.mode != "replay"):
         return [
             Step(
                 at(offset + 1.5),

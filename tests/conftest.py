@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from contracts.target import LiveServer
 from contracts.validation import default_validator
 from mock_server.app import create_app
 
@@ -97,42 +98,6 @@ def anon(app) -> SpecCheckedClient:
 def api(anon) -> SpecCheckedClient:
     """A client holding a full-scope PAT of the default seeded user."""
     return anon.as_token(["full"])
-
-
-class LiveServer:
-    """The mock under uvicorn on 127.0.0.1 (an ephemeral port), in a thread."""
-
-    def __init__(self, app: Any) -> None:
-        import socket
-        import threading
-
-        import uvicorn
-
-        self.app = app
-        self.mock = app.state.mock
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        self.port = sock.getsockname()[1]
-        sock.close()
-        self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="off")
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self) -> LiveServer:
-        import time
-
-        self.thread.start()
-        deadline = time.monotonic() + 10
-        while not self.server.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError("the mock did not start")
-            time.sleep(0.01)
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
 
 
 @pytest.fixture

@@ -100,6 +100,8 @@ def scope_granted(held: list[str], needed: str) -> bool:
 
 def authorize(op: Operation, principal: Principal) -> None:
     security = op.security
+    if security.anonymous and not security.session and security.pat_scopes is None:
+        return  # open to anyone (the spec document itself)
     if principal.kind == "anonymous":
         if security.anonymous:
             return

@@ -582,6 +582,9 @@ async def launch_run(ctx: Ctx) -> Reply:
         forked_from=parent.id if parent else None,
         canonical_indices=metadata.get("canonical_indices"),
     )
+    from .egress import open_session  # egress imports this module
+
+    open_session(ctx.store, run, metadata)
     if parent is not None:
         run.impl_id = parent.impl_id
     return _accepted(run, "natural_language" if mode == "request" else mode)

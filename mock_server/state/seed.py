@@ -81,6 +81,8 @@ def _finished(mock: Any, user, key: str, hours_ago: float, **kw: Any):
     pipeline.runs(mock.store).pop(run.id)
     pipeline.active(mock.store).pop(run.id, None)
     run.id = RUN_IDS[key]
+    run.sandbox_id = "sbx_" + run.id.replace("-", "")[:12]
+    pipeline.plan_run(run, run.created_at, run.task_count)  # scores derive from the (fixed) id
     pipeline.add_run(mock.store, run)
     return run
 
@@ -209,3 +211,7 @@ def seed(store, mock: Any) -> None:
     )
     for index, event in enumerate(ok.events):
         event["seq"] = index
+
+    from ..resources.host_policy import seed_blocked_hosts
+
+    seed_blocked_hosts(store)

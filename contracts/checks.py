@@ -1,0 +1,37 @@
+"""The conventions of `contracts.conventions` as a schemathesis check, so they run
+on every response schemathesis sees (stateless and stateful)."""
+
+from __future__ import annotations
+
+import schemathesis
+
+from mock_server.spec import iter_operations, load_bundle
+
+from .claims import Drift
+from .conventions import response_findings
+
+_BY_LABEL = {f"{method.upper()} {path}": op for method, path, _, op in iter_operations(load_bundle())}
+
+
+def _authenticated(response) -> bool | None:
+    request = getattr(response, "request", None)
+    headers = getattr(request, "headers", {}) or {}
+    sent = any(k.lower() == "authorization" for k in headers) or "bw_session=" in str(headers.get("Cookie", ""))
+    if not sent:
+        return False
+    return None if response.status_code == 401 else True
+
+
+@schemathesis.check
+def benchwright_conventions(ctx, response, case):
+    """§1, §3.2, §3.3, §3.8, §3.9, §13 on every response."""
+    operation = _BY_LABEL.get(case.operation.label)
+    if operation is None:
+        return None
+    headers = {k: v[0] if isinstance(v, list) and v else v for k, v in response.headers.items()}
+    findings = response_findings(operation, response.status_code, headers, response.content, _authenticated(response))
+    if findings:
+        claim, detail = findings[0]
+        more = f" (+{len(findings) - 1} more)" if len(findings) > 1 else ""
+        raise Drift(claim, case.operation.label, f"{response.status_code}: {detail}{more}")
+    return None

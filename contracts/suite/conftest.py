@@ -1,0 +1,108 @@
+"""Fixtures of the contract suite: the target, the safety policy, clients, the spec.
+
+Configuration comes from the environment (the `benchwright-contract` CLI sets it):
+BW_API_URL, BW_PAT, BW_PAT_READONLY, BW_PAT_EXPIRED (the target, see
+`contracts.target`), BW_CONTRACT_PROFILE (quick|full), BW_CONTRACT_ALLOW_SPEND,
+BW_CONTRACT_ALLOW_DESTRUCTIVE, BW_CONTRACT_MAX_REQUESTS.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from contracts import target as targets
+from contracts.http import SuiteClient
+from contracts.safety import LIVE_DEFAULT_BUDGET, Policy
+from mock_server.spec import iter_operations, load_bundle
+
+settings.register_profile(
+    "quick",
+    max_examples=6,
+    stateful_step_count=8,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+    print_blob=False,
+)
+settings.register_profile(
+    "full",
+    max_examples=60,
+    stateful_step_count=25,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+    print_blob=True,
+)
+PROFILE = os.environ.get("BW_CONTRACT_PROFILE", "quick")
+settings.load_profile(PROFILE)
+
+BUNDLE = load_bundle()
+OPERATIONS = {op["operationId"]: (method.upper(), path, op) for method, path, _, op in iter_operations(BUNDLE)}
+
+
+def _flag(name: str) -> bool:
+    return os.environ.get(name, "").lower() in ("1", "true", "yes")
+
+
+@pytest.fixture(scope="session")
+def target():
+    resolved = targets.resolve()
+    yield resolved
+    resolved.close()
+
+
+@pytest.fixture(scope="session")
+def policy(target) -> Policy:
+    budget = os.environ.get("BW_CONTRACT_MAX_REQUESTS")
+    return Policy(
+        live=target.live,
+        allow_spend=_flag("BW_CONTRACT_ALLOW_SPEND"),
+        allow_destructive=_flag("BW_CONTRACT_ALLOW_DESTRUCTIVE"),
+        max_requests=int(budget) if budget else (LIVE_DEFAULT_BUDGET if target.live else None),
+    )
+
+
+@pytest.fixture(scope="session")
+def client(target, policy) -> SuiteClient:
+    suite_client = SuiteClient(target.base_url, policy, target.pat)
+    yield suite_client
+    suite_client.close()
+
+
+@pytest.fixture
+def mock_only(target):
+    """Skip, with the reason, what needs the mock's control surface."""
+    if not target.control:
+        pytest.skip("needs the mock's control surface (simulated clock, token minting)")
+
+
+def require(policy: Policy, operation_id: str) -> None:
+    method, _, operation = OPERATIONS[operation_id]
+    allowed, reason = policy.permits(method, operation)
+    if not allowed:
+        pytest.skip(f"{operation_id} {reason}")
+
+
+def clamp_of(operation_id: str, name: str = "limit") -> dict[str, Any]:
+    _, _, operation = OPERATIONS[operation_id]
+    for param in operation.get("parameters", []):
+        if "$ref" in param:
+            ref = param["$ref"].split("/")[-1]
+            param = BUNDLE["components"]["parameters"][ref]
+        if param.get("name") == name and "x-clamp" in param:
+            return param["x-clamp"]
+    raise KeyError(f"{operation_id} has no clamp on {name}")
+
+
+@pytest.fixture(scope="session")
+def session_cookie(target) -> dict[str, str] | None:
+    """A browser session for the suite's user (mock targets only)."""
+    if not target.control:
+        return None
+    body = target.control_post("/sessions", {"user_id": target.tokens.get("user_id")}).json()
+    return {body["cookie_name"]: body["cookie"]}
