@@ -24,13 +24,19 @@ class Claim:
 CLAIMS = {
     claim.id: claim
     for claim in [
-        Claim("headers.request_id", "§1", "every response carries X-Benchwright-Request-Id and X-Benchwright-Api-Version: 1"),
+        Claim(
+            "headers.request_id",
+            "§1",
+            "every response carries X-Benchwright-Request-Id and X-Benchwright-Api-Version: 1",
+        ),
         Claim("timestamps.rfc3339", "§3.2", "timestamps are RFC 3339 strings in UTC; durations are `_ms` integers"),
         Claim("money.shape", "§3.3", "money is whole integer cents with an ISO-4217 currency; amount_usd is exact"),
         Claim("etag.weak", "§3.8", 'ETags are weak: W/"<id>:<updated_at epoch ms>"'),
         Claim("errors.problem", "§3.9", "errors are problem+json carrying a `code` documented for the operation"),
         Claim("ratelimit.headers", "§13", "X-RateLimit-* headers on authenticated responses only"),
-        Claim("idempotency.replay", "§3.7", "a retry with the same Idempotency-Key replays with Idempotent-Replayed: true"),
+        Claim(
+            "idempotency.replay", "§3.7", "a retry with the same Idempotency-Key replays with Idempotent-Replayed: true"
+        ),
         Claim("idempotency.conflict", "§3.7", "the same key with a different body or path is 409 idempotency_conflict"),
         Claim("idempotency.length", "§3.7", "keys longer than 256 characters are 400 invalid_argument"),
         Claim("etag.if_match", "§3.8", "a stale If-Match is 412 precondition_failed with the current ETag; * matches"),
@@ -45,7 +51,9 @@ CLAIMS = {
         Claim("sse.shape", "§5.2", "SSE `id:` is the bare seq, `event:` the type, folded into data as `type`"),
         Claim("sse.finish", "§5.2", "a terminal run's stream ends with event run.finished and closes"),
         Claim("sse.dedupe", "§5.3", "event ids are unique within a stream, in seq order"),
-        Claim("lifecycle.display_status", "§4.1.1", "display_status follows status, halted and halt_reason as tabulated"),
+        Claim(
+            "lifecycle.display_status", "§4.1.1", "display_status follows status, halted and halt_reason as tabulated"
+        ),
         Claim("lifecycle.transitions", "§4.6", "halt, pause and resume move a run as §4.6 and §4.11 state"),
         Claim("spec.status", "spec", "every response status is documented for the operation"),
         Claim("spec.schema", "spec", "response bodies match the spec's schema"),

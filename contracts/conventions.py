@@ -48,8 +48,9 @@ def body_findings(body: Any) -> list[tuple[str, str]]:
             if isinstance(usd, int | float) and isinstance(cents, int) and not isinstance(usd, bool):
                 expected = math.ceil(round(usd * 100, 6)) if usd > 0 else 0
                 if cents != expected:
-                    findings.append(("money.shape", f"{path}: amount_cents {cents} is not amount_usd {usd} "
-                                                    f"rounded up ({expected})"))
+                    findings.append(
+                        ("money.shape", f"{path}: amount_cents {cents} is not amount_usd {usd} rounded up ({expected})")
+                    )
     return findings
 
 
@@ -62,10 +63,12 @@ def response_findings(
     if not lower.get("x-benchwright-request-id"):
         findings.append(("headers.request_id", "X-Benchwright-Request-Id is missing"))
     if lower.get("x-benchwright-api-version") != "1":
-        findings.append(("headers.request_id", f"X-Benchwright-Api-Version is {lower.get('x-benchwright-api-version')!r}"))
+        findings.append(
+            ("headers.request_id", f"X-Benchwright-Api-Version is {lower.get('x-benchwright-api-version')!r}")
+        )
     etag = lower.get("etag")
     if etag is not None and not WEAK_ETAG.match(etag):
-        findings.append(("etag.weak", f"ETag {etag!r} is not W/\"<id>:<epoch ms>\""))
+        findings.append(("etag.weak", f'ETag {etag!r} is not W/"<id>:<epoch ms>"'))
     has_rate = [name for name in RATE_HEADERS if name in lower]
     if authenticated is True and status != 401 and len(has_rate) != len(RATE_HEADERS):
         findings.append(("ratelimit.headers", f"authenticated response lacks {set(RATE_HEADERS) - set(has_rate)}"))
@@ -80,7 +83,7 @@ def response_findings(
             body = None
     if 400 <= status < 500:
         findings.extend(_error_findings(operation, status, media, body))
-    if body is not None:
+    if body is not None and operation.get("x-body-conventions", True):
         findings.extend(body_findings(body))
     return findings
 
@@ -93,7 +96,7 @@ def _error_findings(operation: dict[str, Any], status: int, media: str, body: An
     documented = {**(operation.get("x-error-codes") or {}), **UNSUPPORTED_METHOD}.get(str(status), [])
     if operation.get("x-error-format") == "legacy" and str(status) not in UNSUPPORTED_METHOD:
         if not (isinstance(body, dict) and isinstance(body.get("error"), str)):
-            return [("errors.problem", f"{status}: expected the legacy {{\"error\": ...}} body")]
+            return [("errors.problem", f'{status}: expected the legacy {{"error": ...}} body')]
         return []
     if media != "application/problem+json":
         return [("errors.problem", f"{status} served as {media or 'no content type'}, not application/problem+json")]
@@ -103,9 +106,16 @@ def _error_findings(operation: dict[str, Any], status: int, media: str, body: An
     findings = [("errors.problem", f"{status}: problem fields missing {missing}")] if missing else []
     code = body.get("code")
     if code not in documented:
-        findings.append(("errors.problem", f"{status} code {code!r} is not documented for this operation "
-                                           f"(documented: {documented})"))
-    if code == "scope_insufficient" and "required_scope" not in body and any("pat" in alt and alt["pat"]
-                                                                              for alt in operation.get("security", [])):
+        findings.append(
+            (
+                "errors.problem",
+                f"{status} code {code!r} is not documented for this operation (documented: {documented})",
+            )
+        )
+    if (
+        code == "scope_insufficient"
+        and "required_scope" not in body
+        and any("pat" in alt and alt["pat"] for alt in operation.get("security", []))
+    ):
         findings.append(("scopes.enforced", "403 scope_insufficient without required_scope"))
     return findings

@@ -93,8 +93,11 @@ class DriftReport:
         if not self.findings:
             lines += [f"No drift: {self.passed} checks passed.", ""]
         else:
-            lines += [f"**{len(self.findings)} finding(s)** across "
-                      f"{len({f.claim for f in self.findings})} claim(s); {self.passed} checks passed.", ""]
+            lines += [
+                f"**{len(self.findings)} finding(s)** across "
+                f"{len({f.claim for f in self.findings})} claim(s); {self.passed} checks passed.",
+                "",
+            ]
             lines += ["## By reference claim", ""]
             by_claim: dict[str, list[Finding]] = defaultdict(list)
             for finding in self.findings:
@@ -103,7 +106,9 @@ class DriftReport:
                 claim = CLAIMS[claim_id]
                 lines += [f"### {claim.section} {claim.text} (`{claim_id}`)", ""]
                 for finding in findings:
-                    lines.append(f"- **{finding.operation}**: {finding.detail.splitlines()[0] if finding.detail else ''}")
+                    lines.append(
+                        f"- **{finding.operation}**: {finding.detail.splitlines()[0] if finding.detail else ''}"
+                    )
                     if finding.curl:
                         lines += ["", "  ```", f"  {finding.curl}", "  ```"]
                 lines.append("")

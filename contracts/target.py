@@ -96,18 +96,25 @@ def has_control_surface(base_url: str) -> bool:
 
 def _prepare_mock(target: Target) -> None:
     """A fresh account with raised quotas and a provider key, and its tokens."""
-    user = target.control_post("/users", {"tier": "scale", "balance_cents": 10_000_000,
-                                          "quota_overrides": QUOTA_FREE}).json()
+    user = target.control_post(
+        "/users", {"tier": "scale", "balance_cents": 10_000_000, "quota_overrides": QUOTA_FREE}
+    ).json()
     target.tokens["user_id"] = user["id"]
     target.pat = target.mint(["full"], user_id=user["id"], label="contract suite")
     target.tokens["readonly"] = target.mint(
         ["runs:read", "artifacts:read", "secrets:read", "billing:read", "registry:read", "operators:read"],
-        user_id=user["id"], label="contract suite (read-only)")
+        user_id=user["id"],
+        label="contract suite (read-only)",
+    )
     target.tokens["expired"] = target.mint(["full"], user_id=user["id"], expires_at="2000-01-01")
-    secret = {"name": "OPENROUTER_API_KEY", "value": "sk-or-contract-suite",
-              "rules": [{"host_pattern": "openrouter.ai", "inject_kind": "bearer", "inject_target": "Authorization"}]}
-    httpx.post(f"{target.base_url}/v1/secrets", json=secret, timeout=10,
-               headers={"Authorization": f"Bearer {target.pat}"})
+    secret = {
+        "name": "OPENROUTER_API_KEY",
+        "value": "sk-or-contract-suite",
+        "rules": [{"host_pattern": "openrouter.ai", "inject_kind": "bearer", "inject_target": "Authorization"}],
+    }
+    httpx.post(
+        f"{target.base_url}/v1/secrets", json=secret, timeout=10, headers={"Authorization": f"Bearer {target.pat}"}
+    )
 
 
 def resolve(env: dict[str, str] | None = None) -> Target:

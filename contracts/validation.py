@@ -67,7 +67,7 @@ class ResponseValidator:
             findings.append(Finding(name, status, f"content type {media!r} is not documented ({sorted(content)})"))
             return findings
         schema = media_spec.get("schema")
-        if schema is None or not (media.endswith("json")):
+        if schema is None or not (media == "application/json" or media.endswith("+json")):
             return findings
         try:
             data = orjson.loads(body)

@@ -18,7 +18,7 @@ import orjson
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Match, NoMatchFound, Route
 
 from . import resources
 from .engine import Engine
@@ -90,16 +90,33 @@ class Mock:
         return list(self.spec["components"]["schemas"]["Scope"]["enum"])
 
 
+class PrefixRoute(BaseRoute):
+    """Everything under a prefix, any method, any path bytes (a `{rest:path}` route
+    would not match a path holding a newline): the engine answers all of it."""
+
+    def __init__(self, prefix: str, app: Any) -> None:
+        self.prefix = prefix
+        self.app = app
+
+    def matches(self, scope: Any) -> tuple[Match, Any]:
+        if scope["type"] == "http" and scope["path"].startswith(self.prefix):
+            return Match.FULL, {}
+        return Match.NONE, {}
+
+    def url_path_for(self, name: str, /, **path_params: Any) -> Any:
+        raise NoMatchFound(name, path_params)
+
+    async def handle(self, scope: Any, receive: Any, send: Any) -> None:
+        await self.app(scope, receive, send)
+
+
 def create_app(config: MockConfig | None = None, **overrides: Any) -> Starlette:
     config = config or MockConfig(**overrides)
     mock = Mock(config)
 
-    class V1:
-        """A raw ASGI endpoint, so every method reaches the engine (405 with `Allow` for undocumented ones)."""
-
-        async def __call__(self, scope, receive, send) -> None:
-            response = await mock.engine(Request(scope, receive))
-            await response(scope, receive, send)
+    async def v1(scope, receive, send) -> None:
+        response = await mock.engine(Request(scope, receive))
+        await response(scope, receive, send)
 
     async def api_surface(request: Request) -> Response:
         """`/api` is the web app's surface: it refuses PATs with 401 (§2.0)."""
@@ -115,7 +132,7 @@ def create_app(config: MockConfig | None = None, **overrides: Any) -> Starlette:
 
     methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
     routes = [
-        Route("/v1/{rest:path}", V1()),
+        PrefixRoute("/v1/", v1),
         Route("/api/{rest:path}", api_surface, methods=methods),
     ]
     if config.control:

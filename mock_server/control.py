@@ -12,6 +12,9 @@ JSON in and out. Outside tools depend on these routes exactly:
     GET    /__mock/requests              -> the request journal (secrets redacted)
     POST   /__mock/faults                {operation_id?, method?, path?, status?, latency_ms?, sse_drop_after?}
     DELETE /__mock/faults                -> 204
+    POST   /__mock/topups/{id}/pay       -> 200 the top-up, now succeeded (id: top_…, bare, or the checkout cs_…)
+    POST   /__mock/checkout/{id}/complete -> 200 a subscription checkout completed
+    POST   /__mock/operators/{id}/kill-chat {death_log?} -> 200 the operator's chat process dies
 
 Disable it with `python -m mock_server --no-control` on a shared machine.
 """
@@ -172,7 +175,26 @@ def control_routes(mock: Any) -> list[Route]:
         mock.engine.faults.clear()
         return Response(status_code=204)
 
+    async def pay_topup(request: Request) -> Response:
+        from .resources import billing
+
+        return _json(billing.mark_topup_paid(mock, request.path_params["id"]))
+
+    async def complete_checkout(request: Request) -> Response:
+        from .resources import billing
+
+        return _json(billing.complete_checkout(mock, request.path_params["id"]))
+
+    async def kill_chat(request: Request) -> Response:
+        from .resources import operators
+
+        body = await _body(request)
+        return _json(operators.kill_chat(mock, request.path_params["id"], body.get("death_log")))
+
     return [
+        Route("/__mock/topups/{id}/pay", guarded(pay_topup), methods=["POST"]),
+        Route("/__mock/checkout/{id}/complete", guarded(complete_checkout), methods=["POST"]),
+        Route("/__mock/operators/{id}/kill-chat", guarded(kill_chat), methods=["POST"]),
         Route("/__mock/reset", guarded(reset), methods=["POST"]),
         Route("/__mock/users", guarded(users), methods=["POST"]),
         Route("/__mock/tokens", guarded(tokens), methods=["POST"]),

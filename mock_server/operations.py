@@ -79,10 +79,12 @@ def _coercer(schema: dict[str, Any]) -> Callable[[str], Any]:
 
 
 def _to_int(raw: str) -> Any:
+    """An integer within 64 bits; anything else stays a string for the validator to name."""
     try:
-        return int(raw, 10)
+        value = int(raw, 10)
     except ValueError:
-        return raw  # the validator names it
+        return raw
+    return value if -(2**63) <= value < 2**63 else raw
 
 
 def _to_number(raw: str) -> Any:

@@ -408,9 +408,9 @@ async def shutdown_operator(ctx: Ctx) -> Reply:
 def _queue(op: dict[str, Any], text: str, at: datetime) -> dict[str, Any]:
     """A file in the inbox; its `ts` (epoch ms, unique per operator) is the withdrawal handle."""
     ts = max([int(_epoch(at) * 1000), *(m["ts"] + 1 for m in op["inbox"][-1:])])
-    message = {"ts": ts, "text": text, "sent_at": at, "state": "on_disk", "due": at + timedelta(seconds=HANDOFF_SECONDS)}
-    op["inbox"].append(message)
-    return message
+    due = at + timedelta(seconds=HANDOFF_SECONDS)
+    op["inbox"].append({"ts": ts, "text": text, "sent_at": at, "state": "on_disk", "due": due})
+    return op["inbox"][-1]
 
 
 @handler("sendOperatorMessage")

@@ -403,8 +403,3 @@ def resolve_pin(ctx: Ctx, benchmark: str, subset: str | None) -> Pin:
         live = live_subset(ctx.store, bench.id)
         subset_id = live["id"] if live else None
     return Pin(bench.name, bench.id, subset_id, bench.row is not None)
-
-
-def resolve_pinned_benchmark(ctx: Ctx, benchmark: str, subset: str | None) -> str:
-    """`resolve_pin`, for callers that need only the benchmark's name."""
-    return resolve_pin(ctx, benchmark, subset).name

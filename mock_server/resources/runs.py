@@ -527,10 +527,12 @@ async def launch_run(ctx: Ctx) -> Reply:
     mode = modes[0]
     parent: Run | None = None
     benchmark_name = ""
+    pin = None
     if mode == "benchmark":
-        from .registry_lookup import resolve_pinned_benchmark
+        from .registry_lookup import resolve_pin
 
-        benchmark_name = resolve_pinned_benchmark(ctx, body["benchmark"], body.get("subset"))
+        pin = resolve_pin(ctx, body["benchmark"], body.get("subset"))
+        benchmark_name = pin.name
         request = f"Run {benchmark_name}"
     elif mode == "replay":
         parent = pipeline.get_run(ctx.store, body["replay"]["from_run"])
@@ -587,6 +589,8 @@ async def launch_run(ctx: Ctx) -> Reply:
     open_session(ctx.store, run, metadata)
     if parent is not None:
         run.impl_id = parent.impl_id
+    if pin is not None and pin.authored:  # the run projects onto the authored rows (§4.2.2)
+        run.benchmark_id, run.subset_id = pin.benchmark_id, pin.subset_id
     return _accepted(run, "natural_language" if mode == "request" else mode)
 
 

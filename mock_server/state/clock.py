@@ -22,7 +22,7 @@ class SimClock:
         self._scale = scale
         self._mono0 = time.monotonic()
         self._offset = 0.0
-        self._changed = asyncio.Event()
+        self._waiters: set[tuple[asyncio.AbstractEventLoop, asyncio.Future]] = set()
 
     @property
     def scale(self) -> float:
@@ -46,14 +46,22 @@ class SimClock:
         return self.now()
 
     def notify(self) -> None:
-        """Wake everything waiting for simulated time or state to move."""
-        event, self._changed = self._changed, asyncio.Event()
-        event.set()
+        """Wake everything waiting for simulated time or state to move. Waiters
+        may sit on different event loops (each test client runs its own), and
+        this may be called from another thread."""
+        for loop, future in list(self._waiters):
+            loop.call_soon_threadsafe(lambda f=future: f.done() or f.set_result(None))
 
     async def wait_for_change(self, real_timeout: float) -> None:
         """Sleep until `advance()`/`notify()` or `real_timeout` real seconds."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._changed.wait(), real_timeout)
+        loop = asyncio.get_running_loop()
+        entry = (loop, loop.create_future())
+        self._waiters.add(entry)
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(entry[1], real_timeout)
+        finally:
+            self._waiters.discard(entry)
 
     def real_seconds_until(self, sim_seconds: float) -> float:
         """How long, in real seconds, until `sim_seconds` of simulated time pass."""

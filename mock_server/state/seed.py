@@ -215,3 +215,9 @@ def seed(store, mock: Any) -> None:
     from ..resources.host_policy import seed_blocked_hosts
 
     seed_blocked_hosts(store)
+
+    from ..resources.billing import seed_billing
+    from ..resources.operators import seed_operators
+
+    seed_billing(store)
+    seed_operators(store)
