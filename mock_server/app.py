@@ -18,7 +18,7 @@ import orjson
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Match, NoMatchFound, Route
+from starlette.routing import Route
 
 from . import resources
 from .engine import Engine
@@ -90,27 +90,7 @@ class Mock:
         return list(self.spec["components"]["schemas"]["Scope"]["enum"])
 
 
-class PrefixRoute(BaseRoute):
-    """Everything under a prefix, any method, any path bytes (a `{rest:path}` route
-    would not match a path holding a newline): the engine answers all of it."""
-
-    def __init__(self, prefix: str, app: Any) -> None:
-        self.prefix = prefix
-        self.app = app
-
-    def matches(self, scope: Any) -> tuple[Match, Any]:
-        if scope["type"] == "http" and scope["path"].startswith(self.prefix):
-            return Match.FULL, {}
-        return Match.NONE, {}
-
-    def url_path_for(self, name: str, /, **path_params: Any) -> Any:
-        raise NoMatchFound(name, path_params)
-
-    async def handle(self, scope: Any, receive: Any, send: Any) -> None:
-        await self.app(scope, receive, send)
-
-
-def create_app(config: MockConfig | None = None, **overrides: Any) -> Starlette:
+def create_app(config: MockConfig | None = None, **overrides: Any) -> MockApp:
     config = config or MockConfig(**overrides)
     mock = Mock(config)
 
@@ -132,7 +112,6 @@ def create_app(config: MockConfig | None = None, **overrides: Any) -> Starlette:
 
     methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
     routes = [
-        PrefixRoute("/v1/", v1),
         Route("/api/{rest:path}", api_surface, methods=methods),
     ]
     if config.control:
@@ -141,4 +120,20 @@ def create_app(config: MockConfig | None = None, **overrides: Any) -> Starlette:
         routes.extend(control_routes(mock))
     app = Starlette(routes=routes)
     app.state.mock = mock
-    return app
+    return MockApp(app, v1)
+
+
+class MockApp:
+    """The ASGI app: `/v1` goes straight to the engine (it handles its own
+    errors), everything else through Starlette's router and middleware."""
+
+    def __init__(self, starlette: Starlette, v1: Any) -> None:
+        self.starlette = starlette
+        self.state = starlette.state
+        self._v1 = v1
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"].startswith("/v1/"):
+            await self._v1(scope, receive, send)
+        else:
+            await self.starlette(scope, receive, send)

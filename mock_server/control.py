@@ -149,7 +149,7 @@ def control_routes(mock: Any) -> list[Route]:
         return _json(run_json(mock, run, detail=True))
 
     async def requests(request: Request) -> Response:
-        return _json({"data": list(mock.engine.journal.entries)})
+        return _json({"data": mock.engine.journal.render()})
 
     async def add_fault(request: Request) -> Response:
         body = await _body(request)

@@ -85,13 +85,43 @@ class Fault:
 
 
 class Journal:
-    """The request journal `GET /__mock/requests` serves (secrets redacted)."""
+    """The request journal `GET /__mock/requests` serves (credentials redacted).
+
+    Recording keeps references only; entries are rendered when read."""
 
     def __init__(self, size: int = 2000) -> None:
-        self.entries: deque[dict[str, Any]] = deque(maxlen=size)
+        self.entries: deque[tuple[Any, ...]] = deque(maxlen=size)
 
-    def record(self, entry: dict[str, Any]) -> None:
-        self.entries.append(entry)
+    def record(self, request: Request, op: Any, response: Response, principal: Any, request_id: str, at: Any) -> None:
+        self.entries.append((request, op, response.status_code, principal, request_id, at))
+
+    def render(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "request_id": request_id,
+                "at": at.isoformat(),
+                "method": request.method,
+                "path": request.scope["path"],
+                "query": request.scope.get("query_string", b"").decode("latin-1"),
+                "operation_id": op.operation_id if op else None,
+                "status": status,
+                "auth": principal.kind if principal else None,
+                "user_id": principal.user.id if principal and principal.user else None,
+                "headers": {
+                    k: ("[redacted]" if k.lower() in _SECRET_HEADERS else v) for k, v in request.headers.items()
+                },
+            }
+            for request, op, status, principal, request_id, at in self.entries
+        ]
+
+
+def _add_headers(response: Response, headers: dict[str, str]) -> None:
+    """Append the standard headers the response does not already carry (raw, for speed)."""
+    present = {name for name, _ in response.raw_headers}
+    for name, value in headers.items():
+        key = name.lower().encode("latin-1")
+        if key not in present:
+            response.raw_headers.append((key, value.encode("latin-1")))
 
 
 def new_request_id() -> str:
@@ -115,7 +145,7 @@ class Engine:
     async def __call__(self, request: Request) -> Response:
         request_id = new_request_id()
         method = request.method
-        path = request.url.path
+        path = request.scope["path"]
         op, path_params, allowed = self.router.match(method, path)
         headers = {"X-Benchwright-Request-Id": request_id, "X-Benchwright-Api-Version": API_VERSION}
         principal: Principal | None = None
@@ -156,9 +186,8 @@ class Engine:
         except Exception:  # an unhandled error is the framework's bare 500 (§14)
             traceback.print_exc()
             response = PlainTextResponse("Internal Server Error", status_code=500)
-        for name, value in headers.items():
-            response.headers.setdefault(name, value)
-        self._record(request, op, response, principal, request_id)
+        _add_headers(response, headers)
+        self.journal.record(request, op, response, principal, request_id, self.mock.store.clock.now())
         return response
 
     def _fault(self, op: Operation | None, method: str, path: str) -> Fault | None:
@@ -177,13 +206,13 @@ class Engine:
         self, request: Request, op: Operation, path_params: dict[str, str], principal: Principal, request_id: str
     ) -> Response:
         query, raw_query = self._parameters(request, op, path_params)
-        raw_body = await request.body()
+        raw_body = await request.body() if op.mutating or op.body_validator is not None else b""
         body = self._body(op, raw_body)
         key = request.headers.get("idempotency-key") if op.mutating else None
         scope = principal.cache_key
         if key is not None:
             now = self.mock.store.clock.now().timestamp()
-            cached = self.idempotency.begin(scope, key, fingerprint(op.method, request.url.path, raw_body), now)
+            cached = self.idempotency.begin(scope, key, fingerprint(op.method, request.scope["path"], raw_body), now)
             if cached is not None:
                 replay = Response(cached.body, cached.status, dict(cached.headers), cached.media_type)
                 replay.headers["Idempotent-Replayed"] = "true"
@@ -259,26 +288,6 @@ class Engine:
             raise invalid("body: not valid JSON", field="body") from None
         validate_body(op, body)
         return body
-
-    def _record(
-        self, request: Request, op: Operation | None, response: Response, principal: Principal | None, request_id: str
-    ) -> None:
-        self.journal.record(
-            {
-                "request_id": request_id,
-                "at": self.mock.store.clock.now().isoformat(),
-                "method": request.method,
-                "path": request.url.path,
-                "query": str(request.url.query),
-                "operation_id": op.operation_id if op else None,
-                "status": response.status_code,
-                "auth": principal.kind if principal else None,
-                "user_id": principal.user.id if principal and principal.user else None,
-                "headers": {
-                    k: ("[redacted]" if k.lower() in _SECRET_HEADERS else v) for k, v in request.headers.items()
-                },
-            }
-        )
 
 
 _REPLAYED_HEADERS = {"etag", "location", "content-disposition", "x-content-type-options", "cache-control"}

@@ -224,7 +224,7 @@ class Router:
     def __init__(self, operations: list[Operation]) -> None:
         self.by_id = {op.operation_id: op for op in operations}
         ordered = sorted(operations, key=lambda op: op.specificity, reverse=True)
-        self._buckets: dict[str, list[Operation]] = {}
+        self._buckets: dict[tuple[str, int], list[Operation]] = {}
         for op in ordered:
             self._buckets.setdefault(_bucket(op.template), []).append(op)
 
@@ -248,11 +248,12 @@ class Router:
         return None, {}, allowed
 
 
-def _bucket(path: str) -> str:
-    """First two segments, up to a colon: `/v1/runs/{id}` and `/v1/runs:phase-stats` share `runs`."""
+def _bucket(path: str) -> tuple[str, int]:
+    """Resource and depth: `/v1/runs/{id}` and `/v1/runs:phase-stats` share `runs`;
+    a path can only match templates with as many segments."""
     parts = path.split("/")
     head = parts[2] if len(parts) > 2 else ""
-    return head.split(":", 1)[0]
+    return head.split(":", 1)[0], len(parts)
 
 
 def validate_value(param: Param, value: Any) -> None:

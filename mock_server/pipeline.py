@@ -16,6 +16,7 @@ reference says halts are acted on; the balance floor is checked on every debit.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import math
 from collections import deque
 from dataclasses import dataclass, field
@@ -96,11 +97,33 @@ class Run:
     events: list[dict[str, Any]] = field(default_factory=list)
     plan: deque[Step] = field(default_factory=deque)
     pause_requested: bool = False
-    held: bool = False
+    _held: bool = False
     phase_calls: int = 0
     phase_started_at: datetime | None = None
     inference: dict[str, Any] | None = None
     relaunch_count: int = 0
+
+    memo: dict[str, tuple[Any, Any]] = field(default_factory=dict, repr=False)
+    wake: Any = field(default=None, repr=False)  # set by add_run: reschedules the run
+
+    @property
+    def held(self) -> bool:
+        """Parked (paused, awaiting review or a machine): the plan does not advance."""
+        return self._held
+
+    @held.setter
+    def held(self, value: bool) -> None:
+        self._held = value
+        if not value and self.wake is not None:
+            self.wake(self)
+
+    def derived(self, name: str, compute) -> Any:
+        """A value derived from the event log, recomputed only when the log grows."""
+        key = len(self.events)
+        cached = self.memo.get(name)
+        if cached is None or cached[0] != key:
+            cached = self.memo[name] = (key, compute(self))
+        return cached[1]
 
     @property
     def terminal(self) -> bool:
@@ -130,7 +153,21 @@ def add_run(store: Store, run: Run) -> Run:
     runs(store)[run.id] = run
     if not run.terminal:
         active(store)[run.id] = run
+    run.wake = lambda woken: wake(store, woken)
+    wake(store, run)
     return run
+
+
+def _schedule(store: Store) -> list[tuple[datetime, str]]:
+    return store.tables.setdefault("schedule", [])  # a heap of (next step time, run id)
+
+
+def wake(store: Store, run: Run) -> None:
+    """(Re)schedule the run at its next plan step. Entries are checked when they
+    come due, so a stale one (the plan moved) is simply rescheduled then."""
+    at = next_step_at(run)
+    if at is not None:
+        heapq.heappush(_schedule(store), (at, run.id))
 
 
 def stable_fraction(*parts: Any) -> float:
@@ -358,10 +395,18 @@ def emit(store: Store, run: Run, type_: str, data: dict[str, Any], at: datetime 
 
 
 def advance_all(mock: Any) -> None:
+    """Apply every plan step that has come due: O(due steps), not O(runs)."""
     store = mock.store
     now = store.clock.now()
-    for run in list(active(store).values()):
-        advance(mock, run, now)
+    heap = _schedule(store)
+    while heap and heap[0][0] <= now:
+        _, run_id = heapq.heappop(heap)
+        run = runs(store).get(run_id)
+        if run is None or run.terminal or run.held or not run.plan:
+            continue
+        if run.plan[0].at <= now:
+            advance(mock, run, now)
+        wake(store, run)
 
 
 def advance(mock: Any, run: Run, now: datetime) -> None:

@@ -398,7 +398,6 @@ def build_subset(ctx: Ctx) -> dict[str, Any]:
         )
     if named:
         return _live_subset(ctx, named[0])
-    ctx.mock.sync()
     catalog = build(ctx.store, user, own=True)
     projected = catalog.subset(handle)
     if projected is not None:

@@ -292,7 +292,6 @@ def _status(store: Store, session: dict[str, Any]) -> str:
 
 def _owned_session(ctx: Ctx) -> dict[str, Any]:
     """The session id "scopes the report to that run, so a stray call cannot land on someone else's"."""
-    ctx.mock.sync()
     session = _sessions(ctx.store).get(ctx.path["id"])
     if session is None or session["user_id"] != ctx.user.id:
         raise not_found("Local-egress session")
@@ -309,7 +308,6 @@ def _open_run(ctx: Ctx, session: dict[str, Any]) -> Run:
 @handler("getPendingLocalEgress")
 async def get_pending_local_egress(ctx: Ctx) -> Reply:
     """§9a.3: the machine polls for work ("nothing can call it"); `204` when none waits."""
-    ctx.mock.sync()
     waiting = [
         s for s in _sessions(ctx.store).values() if s["user_id"] == ctx.user.id and _status(ctx.store, s) == "pending"
     ]

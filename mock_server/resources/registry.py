@@ -643,7 +643,6 @@ def _name_json(row: dict[str, Any]) -> dict[str, Any]:
 
 def _writer_catalog(ctx: Ctx) -> Catalog:
     """A writer labels what they can see: the public catalog and their own rows."""
-    ctx.mock.sync()
     return build(ctx.store, ctx.user, own=True)
 
 

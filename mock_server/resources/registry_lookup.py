@@ -349,7 +349,6 @@ def build(
 
 def for_request(ctx: Ctx) -> Catalog:
     """§8 access for a registry read: sessions fold in their own private rows."""
-    ctx.mock.sync()
     return build(
         ctx.store,
         ctx.user,
@@ -384,7 +383,6 @@ def resolve_pin(ctx: Ctx, benchmark: str, subset: str | None) -> Pin:
     `bm_`) or exact name". A launch may pin the caller's own private rows, so the
     caller's view folds them in whatever the credential. An authored benchmark
     pinned without a subset runs its live subset."""
-    ctx.mock.sync()
     catalog = build(ctx.store, ctx.user, own=True)
     bench = catalog.benchmark(benchmark)
     if bench is None:

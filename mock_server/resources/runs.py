@@ -65,7 +65,6 @@ def can_read(store: Store, user: User | None, run: Run) -> bool:
 
 def readable_run(ctx: Ctx, run_id: str | None = None) -> Run:
     """The run if the caller may read it; `404` when it is hidden (§14)."""
-    ctx.mock.sync()
     run = pipeline.get_run(ctx.store, run_id or ctx.path["id"])
     if run is None or not can_read(ctx.store, ctx.user, run):
         raise not_found("Run")
@@ -120,14 +119,42 @@ def _links(run_id: str) -> dict[str, str]:
 
 
 def run_json(mock: Any, run: Run, *, detail: bool = False, expand: set[str] | None = None) -> dict[str, Any]:
+    """The Run object (§4.1). Cached per run state: the key holds everything the
+    representation reads that can change, so a stale copy is never served."""
+    if expand:
+        return _run_json(mock, run, detail, expand)
+    key = (
+        detail,
+        len(run.events),
+        run.updated_at,
+        run.status,
+        run.halted,
+        run.halt_reason,
+        run.visibility,
+        run.fingerprint_hash,
+        run.review_resolution,
+        run.forked_from,
+        run.forked_from_deleted,
+        run.benchmark_id,
+        run.subset_id,
+        run.impl_id,
+        run.score,
+        run.current_phase,
+        run.error,
+        None if run.finished_at or not run.started_at else mock.store.clock.now(),
+    )
+    cached = run.memo.get("json")
+    if cached is None or cached[0] != key:
+        cached = run.memo["json"] = (key, _run_json(mock, run, detail, None))
+    return dict(cached[1])
+
+
+def _run_json(mock: Any, run: Run, detail: bool, expand: set[str] | None) -> dict[str, Any]:
     usd = run.usd
     narration = _money(usd.get("narration", 0.0))
     narration.update(calls=0, input_tokens=0, output_tokens=0)
     tokens_in, tokens_out = run.tokens.get("input", 0), run.tokens.get("output", 0)
     driver_in, driver_out = run.tokens.get("driver_input", 0), run.tokens.get("driver_output", 0)
-    event_bytes = sum(len(str(e["data"])) for e in run.events)
-    payloads = [e for e in run.events if e["type"] == "MaterializeTaskResult"]
-    payload_bytes = sum(len(str(e["data"])) * 4 for e in payloads)
     end = run.finished_at or mock.store.clock.now()
     body: dict[str, Any] = {
         "id": run.id,
@@ -178,13 +205,7 @@ def run_json(mock: Any, run: Run, *, detail: bool = False, expand: set[str] | No
         "relaunch_count": run.relaunch_count,
         "relaunch_budget_sec": None,
         "port_version": "0.5.15",
-        "storage": {
-            "event_count": len(run.events),
-            "event_bytes": event_bytes,
-            "payload_count": len(payloads),
-            "payload_bytes": payload_bytes,
-            "total_bytes": event_bytes + payload_bytes,
-        },
+        "storage": dict(run.derived("storage", _storage)),
         "created_at": rfc3339(run.created_at),
         "started_at": rfc3339(run.started_at) if run.started_at else None,
         "finished_at": rfc3339(run.finished_at) if run.finished_at else None,
@@ -199,7 +220,7 @@ def run_json(mock: Any, run: Run, *, detail: bool = False, expand: set[str] | No
         body["subset_id"] = run.subset_id
         body["impl_id"] = run.impl_id
     if detail:
-        body["inference"] = _inference(run)
+        body["inference"] = run.derived("inference", _inference)
     if expand and "phase_breakdown" in expand:
         body["phase_breakdown"] = phase_breakdown(run)
     if expand and "child_forks" in expand:
@@ -214,6 +235,20 @@ def run_json(mock: Any, run: Run, *, detail: bool = False, expand: set[str] | No
             if child.forked_from == run.id
         ]
     return body
+
+
+def _storage(run: Run) -> dict[str, int]:
+    """§4.1 `storage`: always present, every counter defaulting to 0."""
+    event_bytes = sum(len(str(e["data"])) for e in run.events)
+    payloads = [e for e in run.events if e["type"] == "MaterializeTaskResult"]
+    payload_bytes = sum(len(str(e["data"])) * 4 for e in payloads)
+    return {
+        "event_count": len(run.events),
+        "event_bytes": event_bytes,
+        "payload_count": len(payloads),
+        "payload_bytes": payload_bytes,
+        "total_bytes": event_bytes + payload_bytes,
+    }
 
 
 def _inference(run: Run) -> dict[str, Any] | None:
@@ -607,7 +642,6 @@ async def fork_run(ctx: Ctx) -> Reply:
     body = ctx.body or {}
     if not (body.get("description") or "").strip():
         raise invalid("body.description: required; it tells ForkPhase what to change", field="body.description")
-    ctx.mock.sync()
     parent = pipeline.get_run(ctx.store, ctx.path["id"])
     user = ctx.user
     if parent is None or not can_read(ctx.store, user, parent):
@@ -673,7 +707,6 @@ LIST_FIELDS = {
 
 @handler("listRuns")
 async def list_runs(ctx: Ctx) -> Reply:
-    ctx.mock.sync()
     user = ctx.user
     store = ctx.store
     everyone = ctx.query.get("scope") == "all" and user.admin
@@ -692,7 +725,6 @@ async def list_runs(ctx: Ctx) -> Reply:
 @handler("getRunPhaseStats")
 async def phase_stats(ctx: Ctx) -> Reply:
     """§4.10: the caller's most recent 100 finalized runs, keyed by phase."""
-    ctx.mock.sync()
     mine = [r for r in pipeline.runs(ctx.store).values() if r.user_id == ctx.user.id and r.terminal]
     mine.sort(key=lambda r: r.finished_at or r.created_at, reverse=True)
     stats: dict[str, dict[str, Any]] = {}
