@@ -26,6 +26,7 @@ from .http.auth import authenticate
 from .http.problems import Problem
 from .http.ratelimit import RateLimiter
 from .operations import Router, compile_operations
+from .pipeline import advance_all
 from .spec import SPEC_DIR, load_bundle
 from .state.clock import SimClock
 from .state.store import Store
@@ -80,9 +81,7 @@ class Mock:
         self.clock.notify()
 
     def sync(self) -> None:
-        """Bring simulated processes (run pipelines, operators) up to the clock."""
-        from .pipeline import advance_all
-
+        """Bring simulated processes (run pipelines) up to the clock."""
         advance_all(self)
 
     @property

@@ -29,6 +29,7 @@ from .operations import Operation, Router, validate_body, validate_value
 from .state.store import Store
 
 API_VERSION = "1"
+API_VERSION_RAW = API_VERSION.encode()
 
 
 @dataclass(slots=True)
@@ -115,13 +116,11 @@ class Journal:
         ]
 
 
-def _add_headers(response: Response, headers: dict[str, str]) -> None:
+def _add_headers(response: Response, headers: dict[bytes, bytes]) -> None:
     """Append the standard headers the response does not already carry (raw, for speed)."""
-    present = {name for name, _ in response.raw_headers}
-    for name, value in headers.items():
-        key = name.lower().encode("latin-1")
-        if key not in present:
-            response.raw_headers.append((key, value.encode("latin-1")))
+    raw = response.raw_headers
+    present = {name for name, _ in raw}
+    raw.extend(item for item in headers.items() if item[0] not in present)
 
 
 def new_request_id() -> str:
@@ -129,7 +128,10 @@ def new_request_id() -> str:
 
 
 def _json(body: Any) -> bytes:
-    return orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS)
+    try:
+        return orjson.dumps(body)
+    except TypeError:  # non-string keys (e.g. counts keyed by status code)
+        return orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS)
 
 
 class Engine:
@@ -147,7 +149,7 @@ class Engine:
         method = request.method
         path = request.scope["path"]
         op, path_params, allowed = self.router.match(method, path)
-        headers = {"X-Benchwright-Request-Id": request_id, "X-Benchwright-Api-Version": API_VERSION}
+        headers = {b"x-benchwright-request-id": request_id.encode(), b"x-benchwright-api-version": API_VERSION_RAW}
         principal: Principal | None = None
         try:
             fault = self._fault(op, method, path)
@@ -168,7 +170,7 @@ class Engine:
                     store.clock.now().timestamp(),
                     account.quota_overrides,
                 )
-                headers.update(quota.headers())
+                headers.update(quota.raw_headers())
             if op is None:
                 if allowed:
                     raise Problem(
@@ -254,7 +256,7 @@ class Engine:
     def _parameters(
         self, request: Request, op: Operation, path_params: dict[str, str]
     ) -> tuple[dict[str, Any], dict[str, str]]:
-        raw_query = dict(request.query_params)
+        raw_query = dict(request.query_params) if request.scope.get("query_string") else {}
         values: dict[str, Any] = {}
         for param in op.params:
             if param.location == "path":

@@ -30,6 +30,13 @@ class Quota:
     reset_seconds: int
     window_seconds: int
 
+    def raw_headers(self) -> dict[bytes, bytes]:
+        return {
+            b"x-ratelimit-limit": str(self.limit).encode(),
+            b"x-ratelimit-remaining": str(self.remaining).encode(),
+            b"x-ratelimit-reset": str(self.reset_epoch).encode(),
+        }
+
     def headers(self) -> dict[str, str]:
         return {
             "X-RateLimit-Limit": str(self.limit),
@@ -91,4 +98,6 @@ class RateLimiter:
             window.reads += 1
         else:
             window.writes += 1
-        return self.quota(account_id, tier, kind, now, overrides)
+        quota.count += 1
+        quota.remaining -= 1
+        return quota

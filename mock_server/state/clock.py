@@ -22,6 +22,7 @@ class SimClock:
         self._scale = scale
         self._mono0 = time.monotonic()
         self._offset = 0.0
+        self._frozen: datetime | None = None  # now(), while time only moves by advance()
         self._waiters: set[tuple[asyncio.AbstractEventLoop, asyncio.Future]] = set()
 
     @property
@@ -29,6 +30,10 @@ class SimClock:
         return self._scale
 
     def now(self) -> datetime:
+        if not self._scale:
+            if self._frozen is None:
+                self._frozen = self._start + timedelta(seconds=self._offset)
+            return self._frozen
         return self._start + timedelta(seconds=self.elapsed())
 
     def elapsed(self) -> float:
@@ -42,6 +47,7 @@ class SimClock:
         if seconds < 0:
             raise ValueError("the clock only moves forward")
         self._offset += seconds
+        self._frozen = None
         self.notify()
         return self.now()
 
