@@ -39,6 +39,9 @@ settings.register_profile(
     print_blob=True,
 )
 PROFILE = os.environ.get("BW_CONTRACT_PROFILE", "quick")
+if os.environ.get("BW_CONTRACT_SEED"):  # a chosen seed: random generation, reproducible by that seed
+    settings.register_profile(f"{PROFILE}-seeded", settings.get_profile(PROFILE), derandomize=False)
+    PROFILE = f"{PROFILE}-seeded"
 settings.load_profile(PROFILE)
 
 BUNDLE = load_bundle()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from .. import pipeline
@@ -34,6 +34,7 @@ AGGREGATORS = {"any_pass", "all_pass", "mean", "majority_on", "weighted_mean", "
 PROVIDERS = {"openrouter", "together"}
 DEFAULT_DRIVER = "gemini-3-flash-preview"
 MAX_FORK_DEPTH = 16
+MIN_REVISION_STEP = timedelta(milliseconds=1)
 CONCURRENCY_RETRY_SECONDS = 30  # §13: every 429 carries Retry-After; a slot frees when a run ends
 LEGACY_LIMITS = {  # §4.2.1: pre-`limits` spellings -> (level, quantity, scale to dollars/seconds)
     ("constraints", "max_cost_cents"): ("run", "cost", 0.01),
@@ -838,7 +839,7 @@ async def patch_run(ctx: Ctx) -> Reply:
             )
             pipeline.retime(run, now)
             pipeline.active(ctx.store)[run.id] = run
-    run.updated_at = max(now, run.updated_at)
+    run.updated_at = max(now, run.updated_at + MIN_REVISION_STEP)  # every write is a new revision (§3.8)
     ctx.store.clock.notify()
     return Reply(run_json(ctx.mock, run, detail=True), headers={"ETag": weak_etag(run.id, run.updated_at)})
 
