@@ -26,7 +26,7 @@ $(REDOCLY):
 	npm install --no-save --no-audit --no-fund --prefix .tools @redocly/cli@$(REDOCLY_VERSION) @stoplight/prism-cli@$(PRISM_VERSION)
 
 test: install
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto
 
 serve: install
 	$(BIN)/python -m mock_server --host $(HOST) --port $(PORT)

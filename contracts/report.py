@@ -51,6 +51,14 @@ def _schemathesis_findings(exc: BaseException, test: str) -> list[Finding]:
     return out
 
 
+def _is_schemathesis_group(exc: BaseException) -> bool:
+    try:
+        from schemathesis.core.failures import FailureGroup
+    except ImportError:  # pragma: no cover
+        return False
+    return isinstance(exc, FailureGroup)
+
+
 class DriftReport:
     def __init__(self, path: Path, target: str) -> None:
         self.path = path
@@ -79,9 +87,10 @@ class DriftReport:
     def collect(self, exc: BaseException, test: str) -> list[Finding]:
         if isinstance(exc, Drift):
             return [Finding(exc.claim.id, exc.operation, exc.detail, _redact(exc.curl), test)]
+        if _is_schemathesis_group(exc):
+            return _schemathesis_findings(exc, test)
         if isinstance(exc, BaseExceptionGroup):
-            nested = [f for sub in exc.exceptions for f in self.collect(sub, test)]
-            return nested or _schemathesis_findings(exc, test)
+            return [f for sub in exc.exceptions for f in self.collect(sub, test)]
         return _schemathesis_findings(exc, test)
 
     def pytest_sessionfinish(self, session, exitstatus):

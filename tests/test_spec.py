@@ -368,3 +368,14 @@ def test_schema_matches_reference_example_field_for_field(bundle, section, block
 def test_methods_are_lowercase_http_verbs(bundle):
     for path_item in bundle["paths"].values():
         assert set(path_item) - {"parameters", "summary", "description"} <= set(METHODS)
+
+
+def test_live_safety_marks(bundle):
+    """Issue of safety (§4.2, §10.2, §10.9, §12a, §2.4): what spends money or destroys data is marked,
+    so the contract suite never runs it against a live account without an opt-in."""
+    marked = {op["operationId"]: op.get("x-live-safety") for _, _, _, op in iter_operations(bundle)}
+    assert set(marked.values()) <= {None, "spends", "destroys"}
+    for name in ("launchRun", "forkRun", "createTopup", "changeSubscription", "createOperator", "startOperator",
+                 "sendOperatorMessage"):
+        assert marked[name] == "spends", name
+    assert marked["rotateToken"] == "destroys"

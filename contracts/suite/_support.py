@@ -18,9 +18,16 @@ LAUNCH = {
 }
 
 
-def expect(condition: bool, claim: str, operation: str, detail: str, response: httpx.Response | None = None) -> None:
+def expect(
+    condition: bool,
+    claim: str,
+    operation: str,
+    detail: str,
+    response: httpx.Response | None = None,
+    reproduce: str = "",
+) -> None:
     if not condition:
-        raise Drift(claim, operation, detail, curl(response.request) if response is not None else "")
+        raise Drift(claim, operation, detail, curl(response.request) if response is not None else reproduce)
 
 
 def body_of(response: httpx.Response) -> Any:

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 
 import httpx
 import pytest
 from httpx_sse import connect_sse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from contracts.http import curl
 
 from ._support import advance, expect, finished_run, launch_run
 
@@ -22,10 +25,17 @@ MAX_EVENTS = 5000
 MAX_SECONDS = 20.0
 
 
+@dataclass
+class Read:
+    events: list[tuple[str, str, dict]]  # (id, event, data), pings left out
+    finished: bool  # run.finished arrived
+    curl: str  # how to reproduce this read
+
+
 def read_stream(
     target, run_id: str, *, last_event_id: str | None = None, query: bool = False, idle: float = 5.0
-) -> tuple[list[tuple[str, str, dict]], bool]:
-    """(events as (id, event, data) without pings, closed after run.finished).
+) -> Read:
+    """One connection's worth of the stream.
 
     Stops after MAX_EVENTS, MAX_SECONDS, or `idle` seconds without a byte (a live
     run with nothing to say): the caller then reconnects, as a client would."""
@@ -70,20 +80,28 @@ def read_stream(
                     break
         except httpx.ReadTimeout:
             pass
-    return events, finished
+        reproduce = curl(source.response.request).replace("curl -sS", "curl -sSN", 1)
+    return Read(events, finished, reproduce)
 
 
-def _check_shape(events) -> None:
+def _check_shape(read: Read) -> None:
     seqs = []
-    for event_id, event, data in events:
-        expect(event_id.isdigit(), "sse.shape", OP, f"SSE id {event_id!r} is not a bare seq")
-        expect(data.get("type") == event, "sse.shape", OP, f"event {event!r} carries data.type {data.get('type')!r}")
+    for event_id, event, data in read.events:
+        expect(event_id.isdigit(), "sse.shape", OP, f"SSE id {event_id!r} is not a bare seq", reproduce=read.curl)
+        expect(
+            data.get("type") == event,
+            "sse.shape",
+            OP,
+            f"event {event!r} carries data.type {data.get('type')!r}",
+            reproduce=read.curl,
+        )
         seqs.append(int(event_id))
     expect(
         seqs == sorted(seqs) and len(seqs) == len(set(seqs)),
         "sse.dedupe",
         OP,
         "event ids repeat or go backwards within one stream",
+        reproduce=read.curl,
     )
 
 
@@ -96,32 +114,49 @@ def finished(client, target):
 
 
 def test_finished_run_backfills_then_run_finished(target, finished):
-    events, closed = read_stream(target, finished)
-    _check_shape(events)
-    expect(closed, "sse.finish", OP, "the stream of a finished run did not end with run.finished")
-    expect(bool(events), "sse.finish", OP, "no backfill before run.finished")
+    read = read_stream(target, finished)
+    _check_shape(read)
+    expect(
+        read.finished,
+        "sse.finish",
+        OP,
+        "the stream of a finished run did not end with run.finished",
+        reproduce=read.curl,
+    )
+    expect(bool(read.events), "sse.finish", OP, "no backfill before run.finished", reproduce=read.curl)
 
 
 def test_resume_is_strictly_after_last_event_id(target, finished):
-    everything, _ = read_stream(target, finished)
+    everything = read_stream(target, finished).events
     last = int(everything[-1][0])
 
     @settings(max_examples=5, suppress_health_check=list(HealthCheck))
     @given(after=st.integers(min_value=0, max_value=last), query=st.booleans())
     def resume(after, query):
-        events, closed = read_stream(target, finished, last_event_id=str(after), query=query)
-        seqs = [int(event_id) for event_id, _, _ in events]
+        read = read_stream(target, finished, last_event_id=str(after), query=query)
+        seqs = [int(event_id) for event_id, _, _ in read.events]
         how = "?last_event_id=" if query else "Last-Event-ID"
         expect(
-            all(seq > after for seq in seqs), "sse.resume", OP, f"{how} {after} replayed seq {min(seqs, default=None)}"
+            all(seq > after for seq in seqs),
+            "sse.resume",
+            OP,
+            f"{how} {after} replayed seq {min(seqs, default=None)}",
+            reproduce=read.curl,
         )
         expect(
             seqs == [int(e[0]) for e in everything if int(e[0]) > after],
             "sse.resume",
             OP,
             f"{how} {after} skipped events",
+            reproduce=read.curl,
         )
-        expect(closed, "sse.finish", OP, "a resumed stream of a finished run did not end with run.finished")
+        expect(
+            read.finished,
+            "sse.finish",
+            OP,
+            "a resumed stream of a finished run did not end with run.finished",
+            reproduce=read.curl,
+        )
 
     resume()
 
@@ -134,14 +169,20 @@ def test_live_stream_with_reconnects_dedupes_by_id(client, target, mock_only):
     last = None
     for _ in range(40):
         advance(target, 7)
-        events, closed = read_stream(target, run_id, last_event_id=last, idle=0.3)
-        for event_id, event, _ in events:
+        read = read_stream(target, run_id, last_event_id=last, idle=0.3)
+        for event_id, event, _ in read.events:
             seq = int(event_id)
-            expect(seq not in seen, "sse.dedupe", OP, f"seq {seq} delivered again after resuming from {last}")
+            expect(
+                seq not in seen,
+                "sse.dedupe",
+                OP,
+                f"seq {seq} delivered again after resuming from {last}",
+                reproduce=read.curl,
+            )
             seen[seq] = event
-        if events:
-            last = events[-1][0]
-        if closed:
+        if read.events:
+            last = read.events[-1][0]
+        if read.finished:
             break
     expect(sorted(seen) == list(range(len(seen))), "sse.resume", OP, "the resumed streams left a gap")
     polled = client.get(f"/v1/runs/{run_id}/events", params={"limit": 1000}).json()["data"]
