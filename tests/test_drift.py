@@ -15,11 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from drift import Drifted, chain, drop_query_parameter, drop_request_header
 
 from contracts.target import LiveServer
 from mock_server.app import create_app
-
-from drift import Drifted, chain, drop_query_parameter, drop_request_header
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -31,7 +30,11 @@ def run_suite(tmp_path: Path, url: str | None, *extra: str) -> tuple[int, str, s
     reports = tmp_path / "reports"
     proc = subprocess.run(
         [sys.executable, "-m", "contracts.cli", "--profile", "quick", "--report-dir", str(reports), *extra],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=900,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     report = (reports / "drift-report.md").read_text() if (reports / "drift-report.md").exists() else ""
     return proc.returncode, report, proc.stdout[-4000:] + proc.stderr[-4000:]
@@ -89,8 +92,12 @@ DRIFTS = {
         ["scopes.enforced", "required_scope"],
     ),
     "sse-ignores-last-event-id": (
-        lambda app: Drifted(app, request=chain(drop_request_header(b"last-event-id", ":stream"),
-                                               drop_query_parameter("last_event_id", ":stream"))),
+        lambda app: Drifted(
+            app,
+            request=chain(
+                drop_request_header(b"last-event-id", ":stream"), drop_query_parameter("last_event_id", ":stream")
+            ),
+        ),
         ["sse.resume", "GET /v1/runs/{id}/events:stream"],
     ),
 }
@@ -118,8 +125,14 @@ def test_plan_mode_calls_nothing(tmp_path):
     """A plan lists what would run against a live target, and which operations the safety layer holds back."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("BW_")}
     env["BW_API_URL"] = "http://127.0.0.1:9"  # nothing listens there: a request would fail the command
-    proc = subprocess.run([sys.executable, "-m", "contracts.cli", "--plan"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "contracts.cli", "--plan"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "SKIPPED: spends money" in proc.stdout and "SKIPPED: destroys data" in proc.stdout
     assert "DELETE /v1/runs/{id}" in proc.stdout

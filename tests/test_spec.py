@@ -375,7 +375,14 @@ def test_live_safety_marks(bundle):
     so the contract suite never runs it against a live account without an opt-in."""
     marked = {op["operationId"]: op.get("x-live-safety") for _, _, _, op in iter_operations(bundle)}
     assert set(marked.values()) <= {None, "spends", "destroys"}
-    for name in ("launchRun", "forkRun", "createTopup", "changeSubscription", "createOperator", "startOperator",
-                 "sendOperatorMessage"):
+    for name in (
+        "launchRun",
+        "forkRun",
+        "createTopup",
+        "changeSubscription",
+        "createOperator",
+        "startOperator",
+        "sendOperatorMessage",
+    ):
         assert marked[name] == "spends", name
     assert marked["rotateToken"] == "destroys"
