@@ -157,7 +157,9 @@ class Engine:
                 if fault.latency_ms:
                     await asyncio.sleep(fault.latency_ms / 1000)
                 if fault.status:
-                    raise Problem(fault.status, "fault_injected", "Injected by POST /__mock/faults.")
+                    documented = op.error_codes.get(str(fault.status)) if op else None
+                    code = documented[0] if documented else "fault_injected"
+                    raise Problem(fault.status, code, "Injected by POST /__mock/faults.")
             store = self.mock.store
             self.mock.sync()
             principal = authenticate(store, request.headers.get("authorization"), request.cookies.get(SESSION_COOKIE))

@@ -33,11 +33,11 @@ import orjson
 from ..engine import Ctx, Reply
 from ..http.etag import weak_etag
 from ..http.problems import Problem, invalid, not_found
+from ..state.accounts import require_writer
 from ..state.clock import rfc3339
 from ..state.store import User
 from . import handler
 from .registry_lookup import build, live_subset
-from .runs import _team_write_guard
 
 BENCHMARK_FIELDS = ("name", "description", "category")
 SUBSET_FIELDS = ("name", "description", "rolling")
@@ -75,7 +75,7 @@ def etag(row: dict[str, Any]) -> str:
 
 def _writer(ctx: Ctx) -> User:
     user = ctx.user
-    _team_write_guard(ctx, user)
+    require_writer(ctx.store, user)
     return user
 
 

@@ -32,10 +32,11 @@ from typing import Any
 from ..engine import Ctx, Reply
 from ..http.problems import invalid, not_found
 from ..pipeline import Run
+from ..state.accounts import require_writer
 from ..state.clock import rfc3339
 from ..state.store import Store, new_id
 from . import handler
-from .runs import _team_write_guard, readable_run
+from .runs import readable_run
 
 STARTER_PACK = ("github.com", "raw.githubusercontent.com", "pypi.org", "files.pythonhosted.org", "huggingface.co")
 DEFAULT_MODE = "allow"
@@ -120,7 +121,7 @@ async def get_host_policy(ctx: Ctx) -> Reply:
 @handler("addHostPolicyEntry")
 async def add_host_policy_entry(ctx: Ctx) -> Reply:
     """§9.6: `mode` is `allow` or `block`; the reply is `201 {"ok": true}`."""
-    _team_write_guard(ctx, ctx.user)
+    require_writer(ctx.store, ctx.user)
     host_pattern = normalize_host(ctx.body["host_pattern"], "host_pattern")
     account_id = _account_id(ctx)
     entry = _entry_for(ctx.store, account_id, host_pattern)
@@ -133,7 +134,7 @@ async def add_host_policy_entry(ctx: Ctx) -> Reply:
 
 @handler("deleteHostPolicyEntry")
 async def delete_host_policy_entry(ctx: Ctx) -> Reply:
-    _team_write_guard(ctx, ctx.user)
+    require_writer(ctx.store, ctx.user)
     table = ctx.store.table("host_policy")
     entry = table.get(ctx.path["id"])
     if entry is None or entry["account_id"] != _account_id(ctx):
@@ -147,7 +148,7 @@ async def apply_starter_pack(ctx: Ctx) -> Reply:
     """§9.6: adds "the five hosts almost every run wants". `added` counts the hosts
     that had no entry yet, so a second call adds 0; an entry you already have
     (even a `block`) is left as it is."""
-    _team_write_guard(ctx, ctx.user)
+    require_writer(ctx.store, ctx.user)
     account_id = _account_id(ctx)
     added = 0
     for host in STARTER_PACK:
@@ -160,7 +161,7 @@ async def apply_starter_pack(ctx: Ctx) -> Reply:
 @handler("setHostPolicyDefault")
 async def set_host_policy_default(ctx: Ctx) -> Reply:
     """§9.6: flip the posture for hosts no entry matches."""
-    _team_write_guard(ctx, ctx.user)
+    require_writer(ctx.store, ctx.user)
     ctx.store.table("host_policy_default")[_account_id(ctx)] = ctx.body["mode"]
     return Reply({"ok": True})
 
@@ -234,7 +235,7 @@ async def list_blocked_hosts(ctx: Ctx) -> Reply:
 async def clear_blocked_host(ctx: Ctx) -> Reply:
     """§9.7: clears the log rows for one host, "used after allowing a host so it
     stops appearing in the recently-blocked list"."""
-    _team_write_guard(ctx, ctx.user)
+    require_writer(ctx.store, ctx.user)
     host = normalize_host(ctx.query["host"], "host")
     account_id = _account_id(ctx)
     table = ctx.store.table("blocked_hosts")

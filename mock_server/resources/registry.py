@@ -24,6 +24,7 @@ import orjson
 from ..engine import Ctx, Reply
 from ..http.etag import weak_etag
 from ..http.problems import Problem, invalid, not_found
+from ..state.accounts import require_writer
 from ..state.clock import rfc3339
 from . import handler
 from .registry_lookup import (
@@ -38,7 +39,7 @@ from .registry_lookup import (
     spans,
     visibility,
 )
-from .runs import _team_write_guard, expand_indices
+from .runs import expand_indices
 
 NO_STORE = {"Cache-Control": "no-store"}
 RANGE_MAX = 2000
@@ -649,7 +650,7 @@ def _writer_catalog(ctx: Ctx) -> Catalog:
 @handler("createRegistryRangeName")
 async def create_range_name(ctx: Ctx) -> Reply:
     """Per-user range naming: "a viewer labels an index range as a named subset"."""
-    _team_write_guard(ctx, ctx.user)
+    require_writer(ctx.store, ctx.user)
     catalog = _writer_catalog(ctx)
     bench = _benchmark(catalog, ctx)
     body = ctx.body
@@ -676,7 +677,7 @@ async def create_range_name(ctx: Ctx) -> Reply:
 
 @handler("deleteRegistryRangeName")
 async def delete_range_name(ctx: Ctx) -> Reply:
-    _team_write_guard(ctx, ctx.user)
+    require_writer(ctx.store, ctx.user)
     bench = _benchmark(_writer_catalog(ctx), ctx)
     if ctx.store.table("range_names").pop((ctx.user.id, bench.id, ctx.path["slug"]), None) is None:
         raise not_found("Range name")

@@ -19,6 +19,7 @@ from ..http.pagination import page
 from ..http.problems import Problem, invalid, not_found
 from ..pipeline import Run
 from ..state import ledger
+from ..state.accounts import require_writer
 from ..state.clock import rfc3339
 from ..state.store import Store, User
 from . import handler
@@ -557,7 +558,7 @@ async def launch_run(ctx: Ctx) -> Reply:
             "Send exactly one launch mode: `request` (natural language), `benchmark` (pinned) or "
             "`replay.from_run` (replay)." + (f" Got {modes}." if modes else "")
         )
-    _team_write_guard(ctx, user)
+    require_writer(ctx.store, user)
     common = _preflight_common(ctx, body, user)
     metadata = body.get("metadata") or {}
     mode = modes[0]
@@ -628,14 +629,6 @@ async def launch_run(ctx: Ctx) -> Reply:
     if pin is not None and pin.authored:  # the run projects onto the authored rows (§4.2.2)
         run.benchmark_id, run.subset_id = pin.benchmark_id, pin.subset_id
     return _accepted(run, "natural_language" if mode == "request" else mode)
-
-
-def _team_write_guard(ctx: Ctx, user: User) -> None:
-    """Read-only team members cannot write (§2.5)."""
-    if user.team_id:
-        team = ctx.store.table("teams").get(user.team_id)
-        if team and user.id in team.get("readonly_ids", []):
-            raise Problem(403, "team_readonly", "Your team role is read-only.")
 
 
 @handler("forkRun")

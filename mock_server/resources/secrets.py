@@ -29,11 +29,11 @@ from typing import Any
 from ..engine import Ctx, Reply
 from ..http.problems import Problem, invalid, not_found
 from ..state import accounts
+from ..state.accounts import require_writer
 from ..state.clock import rfc3339
 from ..state.store import Store, new_id, sha256
 from . import handler
 from .host_policy import allow_from_secret, normalize_host, withdraw_from_secret
-from .runs import _team_write_guard
 
 IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 CLOUD_MANAGED_NAME = "OPENROUTER_API_KEY"
@@ -152,7 +152,7 @@ async def create_secret(ctx: Ctx) -> Reply:
     """§9.2. "A rule sent inline here is skipped silently when any of `host_pattern`,
     `inject_kind` or `inject_target` is blank: the secret is still created, minus
     that rule." (A non-blank `inject_kind` outside the enum is refused by the spec.)"""
-    _team_write_guard(ctx, ctx.user)
+    require_writer(ctx.store, ctx.user)
     body = ctx.body
     injections = body.get("injections") or []
     _check_identifier(body["name"], injections)
@@ -183,7 +183,7 @@ async def patch_secret(ctx: Ctx) -> Reply:
     """§9.3: with `value` it rotates; "`PATCH` without a `value` field updates only the
     description / name — the stored secret is not touched." A rename is held to
     §9.2's identifier rule while the secret has injections, and to its conflicts."""
-    _team_write_guard(ctx, ctx.user)
+    require_writer(ctx.store, ctx.user)
     secret = _owned_secret(ctx)
     body = ctx.body
     if not {"value", "description", "name"} & body.keys():
@@ -203,7 +203,7 @@ async def patch_secret(ctx: Ctx) -> Reply:
 @handler("deleteSecret")
 async def delete_secret(ctx: Ctx) -> Reply:
     """§9.4: cascades into the rules and withdraws the host-policy entries they added."""
-    _team_write_guard(ctx, ctx.user)
+    require_writer(ctx.store, ctx.user)
     secret = _owned_secret(ctx)
     store = ctx.store
     rules = _rules_of(store, secret["id"])
@@ -218,7 +218,7 @@ async def delete_secret(ctx: Ctx) -> Reply:
 async def create_secret_rule(ctx: Ctx) -> Reply:
     """§9.5: validates each field on its own; the reply is the new rule "wrapped in a
     single-element array (the database's representation is passed through verbatim)"."""
-    _team_write_guard(ctx, ctx.user)
+    require_writer(ctx.store, ctx.user)
     secret = _owned_secret(ctx)
     body = ctx.body
     host_pattern = normalize_host(body["host_pattern"], "host_pattern")
@@ -231,7 +231,7 @@ async def create_secret_rule(ctx: Ctx) -> Reply:
 
 @handler("deleteSecretRule")
 async def delete_secret_rule(ctx: Ctx) -> Reply:
-    _team_write_guard(ctx, ctx.user)
+    require_writer(ctx.store, ctx.user)
     secret = _owned_secret(ctx)
     rules = ctx.store.table("secret_rules")
     rule = rules.get(ctx.path["rule_id"])

@@ -19,9 +19,9 @@ import jsonschema_rs
 from ..engine import Ctx, Reply
 from ..http.problems import invalid
 from ..state import accounts
+from ..state.accounts import require_writer
 from ..state.clock import rfc3339
 from . import handler
-from .runs import _team_write_guard
 
 
 def value_schemas(ctx: Ctx) -> dict[str, Any]:
@@ -64,7 +64,7 @@ async def put_setting(ctx: Ctx) -> Reply:
     key = allowed_key(ctx)
     value = ctx.body["value"]
     check_value(ctx, key, value)
-    _team_write_guard(ctx, ctx.user)
+    require_writer(ctx.store, ctx.user)
     owner_id, rows = _rows(ctx)
     row = rows[(owner_id, key)] = {"value": value, "updated_at": ctx.store.clock.now()}
     return Reply({"key": key, "value": row["value"], "updated_at": rfc3339(row["updated_at"])})
@@ -74,7 +74,7 @@ async def put_setting(ctx: Ctx) -> Reply:
 async def delete_setting(ctx: Ctx) -> Reply:
     """Removing a setting puts the key back to its default."""
     key = allowed_key(ctx)
-    _team_write_guard(ctx, ctx.user)
+    require_writer(ctx.store, ctx.user)
     owner_id, rows = _rows(ctx)
     rows.pop((owner_id, key), None)
     return Reply(status=204)

@@ -16,10 +16,10 @@ from typing import Any
 from ..engine import Ctx, Reply
 from ..http.problems import Problem, invalid, not_found
 from ..state import accounts, ledger
+from ..state.accounts import require_writer
 from ..state.clock import rfc3339
 from ..state.store import Store, User, new_id
 from . import handler
-from .runs import _team_write_guard
 
 OK = {"ok": True}
 
@@ -46,7 +46,7 @@ def managed_team(ctx: Ctx, team: dict[str, Any]) -> dict[str, Any]:
     if user.id == team["owner_id"]:
         return team
     if user.team_id == team["id"]:
-        _team_write_guard(ctx, user)
+        require_writer(ctx.store, user)
     raise Problem(403, "forbidden", "Only the team's owner can manage its invites and membership.")
 
 

@@ -54,6 +54,14 @@ def join_team(store: Store, team: dict[str, Any], user: User) -> None:
     user.team_id = team["id"]
 
 
+def require_writer(store: Store, user: User) -> None:
+    """The general team-write guard (§2.5): a read-only member gets `403 team_readonly`."""
+    if user.team_id:
+        team = store.table("teams").get(user.team_id)
+        if team and user.id in team.get("readonly_ids", []):
+            raise Problem(403, "team_readonly", "Your team role is read-only.")
+
+
 def payer(store: Store, user: User) -> dict[str, Any]:
     """Whose wallet a call bills to (§2.5)."""
     account = store.account_of(user)
