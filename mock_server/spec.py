@@ -162,7 +162,8 @@ def _error_response(status: str, codes: list[str], legacy: bool, session_only: b
         for code in sorted(set(codes)):
             fields = _CODE_FIELDS.get(code)
             if fields and not (code == "scope_insufficient" and session_only):
-                parts.append({"if": {"properties": {"code": {"const": code}}}, "then": {"required": fields}})
+                then = {"required": fields, "properties": {name: {} for name in fields}}
+                parts.append({"if": {"properties": {"code": {"const": code}}}, "then": then})
         schema = {"allOf": parts}
         content = {"application/problem+json": {"schema": schema}}
         description = f"{_REASONS.get(status, 'Error')}: {', '.join(sorted(set(codes)))}"
