@@ -45,6 +45,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def plan(args: argparse.Namespace) -> str:
     from contracts.safety import Policy
+    from contracts.suite._support import session_only
     from mock_server.spec import iter_operations, load_bundle
 
     url = os.environ.get("BW_API_URL")
@@ -65,12 +66,12 @@ def plan(args: argparse.Namespace) -> str:
     for method, path, _, operation in iter_operations(load_bundle()):
         allowed, reason = policy.permits(method, operation)
         streams = "text/event-stream" in (operation.get("responses", {}).get("200", {}).get("content") or {})
-        session_only = all(set(alt) == {"session"} for alt in operation["security"])
+        needs_session = session_only(operation)
         if streams:
             verdict = "read incrementally by the SSE checks"
         elif not allowed:
             verdict, skips = f"SKIPPED: {reason}", skips + 1
-        elif session_only and live:
+        elif needs_session and live:
             verdict, skips = "SKIPPED: needs a browser session", skips + 1
         else:
             verdict, runs = "fuzzed (positive and negative data)", runs + 1

@@ -42,6 +42,22 @@ def code_of(response: httpx.Response) -> str | None:
     return body.get("code") if isinstance(body, dict) else None
 
 
+def session_only(operation: dict[str, Any]) -> bool:
+    return all(set(alt) == {"session"} for alt in operation["security"])
+
+
+def case_headers(case, operation: dict[str, Any], target, session_cookie: dict[str, str] | None) -> dict[str, str]:
+    """Credentials for a schemathesis case: the suite's PAT, or for session-only
+    operations the browser session, put where the case keeps its `bw_session`
+    cookie. A negative case that leaves the cookie out on purpose keeps it out."""
+    if not session_only(operation):
+        return {"Authorization": f"Bearer {target.pat}"}
+    for cookie, value in (session_cookie or {}).items():
+        if cookie in (case.cookies or {}):
+            case.cookies[cookie] = value
+    return {}
+
+
 def cookie_header(cookies: dict[str, str]) -> dict[str, str]:
     return {"Cookie": "; ".join(f"{name}={value}" for name, value in cookies.items())}
 

@@ -15,6 +15,7 @@ from schemathesis import Config
 from contracts.checks import benchwright_conventions
 from contracts.http import send_with_retry
 
+from ._support import case_headers, session_only
 from .conftest import BUNDLE, OPERATIONS
 
 STREAMS = ["streamRunEvents", "streamOperatorEvents"]
@@ -36,24 +37,15 @@ CONFIG = Config.from_dict(
 schema = schemathesis.openapi.from_dict(BUNDLE, config=CONFIG).exclude(operation_id=STREAMS)
 
 
-def _session_only(operation) -> bool:
-    return all(set(alt) == {"session"} for alt in operation["security"])
-
-
 @schema.parametrize()
 def test_conformance(case, target, policy, session_cookie):
     name, operation = BY_LABEL[case.operation.label]
     allowed, reason = policy.permits(case.method, operation)
     if not allowed:
         pytest.skip(f"{name} {reason}")
-    headers = {"Authorization": f"Bearer {target.pat}"}
-    if _session_only(operation):
-        if session_cookie is None:
-            pytest.skip(f"{name} needs a browser session, which a live target cannot be given")
-        headers = {}
-        for cookie, value in session_cookie.items():
-            if cookie in (case.cookies or {}):  # a negative case may leave the session out on purpose
-                case.cookies[cookie] = value
+    if session_only(operation) and session_cookie is None:
+        pytest.skip(f"{name} needs a browser session, which a live target cannot be given")
+    headers = case_headers(case, operation, target, session_cookie)
     if "wait" in (case.query or {}) and isinstance(case.query["wait"], int | float):
         case.query["wait"] = 0  # long-polling is checked on its own; fuzzing must not hold connections
     response = send_with_retry(policy, lambda: case.call(base_url=target.base_url, headers=headers, timeout=30))

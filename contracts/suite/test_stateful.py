@@ -10,27 +10,24 @@ from hypothesis import settings
 from contracts.checks import benchwright_conventions
 from contracts.http import send_with_retry
 
+from ._support import case_headers, session_only
 from .conftest import OPERATIONS
 from .test_conformance import BY_LABEL, schema
 
 
 def test_links_state_machine(target, policy, session_cookie):
     refused = [name for name, (method, _, op) in OPERATIONS.items() if not policy.permits(method, op)[0]]
-    session_only = [
-        name for name, (_, _, op) in OPERATIONS.items() if all(set(alt) == {"session"} for alt in op["security"])
-    ]
+    needs_session = [name for name, (_, _, op) in OPERATIONS.items() if session_only(op)]
     filtered = schema.exclude(operation_id=refused) if refused else schema
     if session_cookie is None:
-        filtered = filtered.exclude(operation_id=session_only)
+        filtered = filtered.exclude(operation_id=needs_session)
     base = filtered.as_state_machine()
 
     class Links(base):
         def get_call_kwargs(self, case):
-            name = BY_LABEL[case.operation.label][0]
-            if name in session_only and session_cookie is not None:
-                cookie = "; ".join(f"{k}={v}" for k, v in session_cookie.items())
-                return {"base_url": target.base_url, "headers": {"Cookie": cookie}, "timeout": 30}
-            return {"base_url": target.base_url, "headers": {"Authorization": f"Bearer {target.pat}"}, "timeout": 30}
+            _, operation = BY_LABEL[case.operation.label]
+            headers = case_headers(case, operation, target, session_cookie)
+            return {"base_url": target.base_url, "headers": headers, "timeout": 30}
 
         def call(self, case, **kwargs):
             return send_with_retry(policy, lambda: case.call(**kwargs))
