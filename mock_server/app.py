@@ -40,6 +40,8 @@ class MockConfig:
     operator_ping_seconds: float = 15.0  # §12a keep-alive
     seed: bool = True
     spec_dir: Path = SPEC_DIR
+    # compute backends with credentials on this deploy (§4.2.5 e2b_not_configured / compute_not_configured)
+    compute_backends: tuple[str, ...] = ("sandbox0", "e2b")
 
 
 def _load_resource_modules() -> None:

@@ -461,3 +461,19 @@ def test_control_surface_can_be_disabled():
 
     client = TestClient(create_app(control=False))
     assert client.post("/__mock/reset").status_code == 404
+
+
+def test_unconfigured_compute_backends():
+    """§4.2.5: 501 e2b_not_configured / 400 compute_not_configured when the deploy lacks the backend."""
+    from conftest import SpecCheckedClient
+
+    from mock_server.app import create_app
+
+    api = SpecCheckedClient(create_app(compute_backends=("e2b",))).as_token(["full"])
+    e2b_ok = api.post("/v1/runs", json={"request": "Run MMLU", "model": MODEL, "compute": "e2b"})
+    assert e2b_ok.status_code == 202
+    default = api.post("/v1/runs", json={"request": "Run MMLU", "model": MODEL})
+    assert default.status_code == 400 and default.json()["code"] == "compute_not_configured"
+    api = SpecCheckedClient(create_app(compute_backends=("sandbox0",))).as_token(["full"])
+    e2b = api.post("/v1/runs", json={"request": "Run MMLU", "model": MODEL, "compute": "e2b"})
+    assert e2b.status_code == 501 and e2b.json()["code"] == "e2b_not_configured"

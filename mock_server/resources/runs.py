@@ -415,8 +415,14 @@ def _check_secrets_and_money(ctx: Ctx, user: User, provider: str | None) -> None
         )
 
 
-def _compute(raw: str | None) -> str:
-    return "sandbox0" if raw in (None, "default", "auto") else raw
+def _compute(ctx: Ctx, raw: str | None) -> str:
+    """§4.2.1 `compute`, and §4.2.5: the chosen backend must be configured on this deploy."""
+    backend = "sandbox0" if raw in (None, "default", "auto") else raw
+    if backend not in ctx.mock.config.compute_backends:
+        if backend == "e2b":
+            raise Problem(501, "e2b_not_configured", "E2B has no credentials on this deploy.")
+        raise Problem(400, "compute_not_configured", f"Compute backend '{backend}' is not configured here.")
+    return backend
 
 
 def _egress(ctx: Ctx, metadata: dict[str, Any]) -> None:
@@ -594,6 +600,7 @@ async def launch_run(ctx: Ctx) -> Reply:
         request = body["request"]
         benchmark_name = _benchmark_name(request)
     model = _model_pin(body, parent.model if parent else None)
+    backend = _compute(ctx, body.get("compute"))
     _check_secrets_and_money(ctx, user, (body.get("model") or {}).get("provider"))
     _egress(ctx, metadata)
     tasks, indices = _tasks(common["limits"], metadata)
@@ -607,7 +614,7 @@ async def launch_run(ctx: Ctx) -> Reply:
         request=request,
         model=model,
         harness=common["harness"] or (parent.harness if parent else "benchwright"),
-        backend=_compute(body.get("compute")),
+        backend=backend,
         benchmark_name=benchmark_name,
         limits=common["limits"],
         tasks=tasks,
