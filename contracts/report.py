@@ -5,13 +5,16 @@ operation and by reference claim, each with a curl line that reproduces it
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from .claims import CLAIMS, SCHEMATHESIS, Drift
+
+# Requests sent per operation by the schemathesis checks (stateless and stateful).
+CASES: Counter[str] = Counter()
 
 
 @dataclass
@@ -127,6 +130,19 @@ class DriftReport:
                 by_op[finding.operation].add(f"{CLAIMS[finding.claim].section} `{finding.claim}`")
             lines += ["| operation | claims |", "|---|---|"]
             lines += [f"| {op} | {', '.join(sorted(claims))} |" for op, claims in sorted(by_op.items())]
+            lines.append("")
+        if CASES:
+            counts = sorted(CASES.values())
+            lines += [
+                "## Coverage",
+                "",
+                f"{sum(counts)} schemathesis cases over {len(counts)} operations "
+                f"(per operation: min {counts[0]}, median {counts[len(counts) // 2]}, max {counts[-1]}).",
+                "",
+                "| operation | cases |",
+                "|---|---:|",
+            ]
+            lines += [f"| {label} | {count} |" for label, count in sorted(CASES.items())]
             lines.append("")
         if self.skipped:
             lines += ["## Not checked here", ""]

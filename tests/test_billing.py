@@ -305,3 +305,10 @@ def test_billing_2_2_scopes(api):
     assert reader.get("/v1/billing/balance").status_code == 200
     refused = reader.post("/v1/billing/topups", json={"amount_cents": 500})
     assert refused.status_code == 403
+
+
+def test_10_8_a_statement_month_outside_the_calendar_is_a_400(api):
+    """§10.8 / §14: bad values come back as 400 invalid_argument, never a 500 (found by the contract suite)."""
+    for month in ("0000-01", "9999-12"):
+        response = api.get(f"/v1/billing/statement?month={month}")
+        assert response.status_code == 400 and response.json()["code"] == "invalid_argument"

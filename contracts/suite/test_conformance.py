@@ -14,6 +14,7 @@ from schemathesis import Config
 
 from contracts.checks import benchwright_conventions
 from contracts.http import send_with_retry
+from contracts.report import CASES
 
 from ._support import case_headers, session_only
 from .conftest import BUNDLE, OPERATIONS
@@ -48,5 +49,6 @@ def test_conformance(case, target, policy, session_cookie):
     headers = case_headers(case, operation, target, session_cookie)
     if "wait" in (case.query or {}) and isinstance(case.query["wait"], int | float):
         case.query["wait"] = 0  # long-polling is checked on its own; fuzzing must not hold connections
+    CASES[case.operation.label] += 1
     response = send_with_retry(policy, lambda: case.call(base_url=target.base_url, headers=headers, timeout=30))
     case.validate_response(response, additional_checks=[benchwright_conventions], headers=headers)

@@ -9,6 +9,7 @@ from hypothesis import settings
 
 from contracts.checks import benchwright_conventions
 from contracts.http import send_with_retry
+from contracts.report import CASES
 
 from ._support import case_headers, session_only
 from .conftest import OPERATIONS
@@ -30,6 +31,7 @@ def test_links_state_machine(target, policy, session_cookie):
             return {"base_url": target.base_url, "headers": headers, "timeout": 30}
 
         def call(self, case, **kwargs):
+            CASES[case.operation.label] += 1
             return send_with_retry(policy, lambda: case.call(**kwargs))
 
         def validate_response(self, response, case, additional_checks=None, **kwargs):

@@ -545,6 +545,8 @@ Questions: support@benchwright.ai</p></footer>
 async def get_billing_statement(ctx: Ctx) -> Reply:
     """§10.8: `?month=YYYY-MM` (the spec's pattern refuses anything else); omitted means this month."""
     month = ctx.query.get("month") or _month_key(ctx.store.clock.now())
+    if not 1 <= int(month[:4]) <= 9998:  # the period must fit the calendar, end included
+        raise invalid(f"query parameter 'month': {month} is outside the calendar", field="month")
     page = statement_html(ctx.store, ctx.store.account_of(ctx.user), month)
     return Reply(raw=page.encode(), media_type="text/html")
 
