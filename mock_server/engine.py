@@ -123,6 +123,23 @@ def _add_headers(response: Response, headers: dict[bytes, bytes]) -> None:
     raw.extend(item for item in headers.items() if item[0] not in present)
 
 
+def _numbers(node: Any, where: str) -> Any:
+    """Numbers are 64-bit on this API: a larger one is `400 invalid_argument` (not a
+    500 later), and an integral float (`1197.0`, or a JSON integer past 64 bits,
+    which arrives as a float) is read as the integer JSON Schema says it is."""
+    if isinstance(node, float):
+        if not -(2**63) <= node < 2**63:
+            raise invalid(f"{where}: {node} does not fit a 64-bit number", field=where)
+        return int(node) if node.is_integer() else node
+    if isinstance(node, int) and not isinstance(node, bool) and not -(2**63) <= node < 2**63:
+        raise invalid(f"{where}: {node} does not fit a 64-bit number", field=where)
+    if isinstance(node, dict):
+        return {key: _numbers(value, f"{where}.{key}") for key, value in node.items()}
+    if isinstance(node, list):
+        return [_numbers(value, f"{where}[{index}]") for index, value in enumerate(node)]
+    return node
+
+
 def new_request_id() -> str:
     return "req_" + os.urandom(10).hex()
 
@@ -290,6 +307,7 @@ class Engine:
             body = orjson.loads(raw_body)
         except orjson.JSONDecodeError:
             raise invalid("body: not valid JSON", field="body") from None
+        body = _numbers(body, "body")
         validate_body(op, body)
         return body
 

@@ -46,6 +46,12 @@ def test_problem_json_shape_and_bad_uuid(api):
     assert set(body) >= {"type", "title", "status", "code", "detail", "request_id", "retryable"}
 
 
+def test_integers_beyond_64_bits_are_a_400(api):
+    """§14: bad values are 400 invalid_argument; an integer the API cannot hold is one (never a later 500)."""
+    response = api.patch("/v1/billing/controls", json={"monthly_cap_cents": 2**70})
+    assert response.status_code == 400 and "64-bit" in response.json()["detail"]
+
+
 def test_invalid_json_body_is_a_400_not_a_500(api):
     response = api.post("/v1/runs", content=b"{not json", headers={"Content-Type": "application/json"})
     assert response.status_code == 400 and response.json()["code"] == "invalid_argument"

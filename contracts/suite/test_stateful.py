@@ -5,7 +5,7 @@ left out of the machine entirely."""
 
 from __future__ import annotations
 
-from hypothesis import settings
+from hypothesis import Phase, settings
 
 from contracts.checks import benchwright_conventions
 from contracts.http import send_with_retry
@@ -37,4 +37,6 @@ def test_links_state_machine(target, policy, session_cookie):
         def validate_response(self, response, case, additional_checks=None, **kwargs):
             super().validate_response(response, case, additional_checks=[benchwright_conventions], **kwargs)
 
-    Links.run(settings=settings(settings.default))
+    # No shrinking: replaying a scenario against a server whose state has moved on
+    # cannot reproduce it, and would hide the real failure behind a flakiness error.
+    Links.run(settings=settings(settings.default, phases=[Phase.explicit, Phase.reuse, Phase.generate]))
