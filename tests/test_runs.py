@@ -483,3 +483,17 @@ def test_unconfigured_compute_backends():
     api = SpecCheckedClient(create_app(compute_backends=("sandbox0",))).as_token(["full"])
     e2b = api.post("/v1/runs", json={"request": "Run MMLU", "model": MODEL, "compute": "e2b"})
     assert e2b.status_code == 501 and e2b.json()["code"] == "e2b_not_configured"
+
+
+def test_pinned_subset_without_a_recipe_fails_at_once(api):
+    """§8.6: a run pinned to a subset with no grader fails immediately with product_benchmark_no_recipe."""
+    bench = api.post("/v1/benchmarks", json={"name": "No Recipe Bench"}).json()
+    tasks = [{"task_id": "t0", "input": {"q": "1+1"}, "expected": "2"}]
+    subset = api.post(f"/v1/benchmarks/{bench['id']}/subsets", json={"slug": "s", "name": "S", "tasks": tasks}).json()
+    assert subset["runnable"] is False
+    response = api.post("/v1/runs", json={"benchmark": bench["id"], "subset": subset["id"], "model": MODEL})
+    assert response.status_code == 202, response.text
+    run_id = response.json()["id"]
+    run = run_of(api, run_id)
+    assert run["status"] == "error" and run["error_type"] == "product_benchmark_no_recipe"
+    assert run["display_status"] == "error" and run["halted"] is False

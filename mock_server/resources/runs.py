@@ -635,7 +635,24 @@ async def launch_run(ctx: Ctx) -> Reply:
         run.impl_id = parent.impl_id
     if pin is not None and pin.authored:  # the run projects onto the authored rows (§4.2.2)
         run.benchmark_id, run.subset_id = pin.benchmark_id, pin.subset_id
+        _fail_without_recipe(ctx, run)
     return _accepted(run, "natural_language" if mode == "request" else mode)
+
+
+def _fail_without_recipe(ctx: Ctx, run: Run) -> None:
+    """§8.6: "a run pinned to a subset that has none fails immediately with
+    `product_benchmark_no_recipe` rather than part-way through setup"."""
+    from .authoring import runnable
+
+    subset = ctx.store.table("subsets").get(run.subset_id or "")
+    if subset is not None and not runnable(subset):
+        pipeline.stop(
+            ctx.mock,
+            run,
+            "product_benchmark_no_recipe",
+            error="product_benchmark_no_recipe: the pinned subset has no recipe (grader) to run its samples with",
+        )
+        run.halted, run.halt_reason, run.error_type = False, None, "product_benchmark_no_recipe"
 
 
 @handler("forkRun")
