@@ -1,7 +1,7 @@
 """`benchwright-contract`: run the contract suite and write its reports.
 
     benchwright-contract [--profile quick|full] [--plan] [--allow-spend] [--allow-destructive]
-                         [--max-requests N] [--seed N] [--report-dir reports] [-k EXPR]
+                         [--allow-writes] [--max-requests N] [--seed N] [--report-dir reports] [-k EXPR]
 
 The target is the embedded mock unless `BW_API_URL` is set (see
 `contracts.target`). Exit status: 0 when the target agrees with the spec and the
@@ -36,6 +36,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--allow-destructive", action="store_true", help="against a live target, also run operations that destroy data"
     )
+    parser.add_argument(
+        "--allow-writes", action="store_true", help="against a live target, also run writes that change existing state"
+    )
     parser.add_argument("--max-requests", type=int, help="request budget (live default 2000)")
     parser.add_argument("--seed", type=int, help="a hypothesis seed (runs non-derandomized with that seed)")
     parser.add_argument("--report-dir", default="reports")
@@ -50,7 +53,12 @@ def plan(args: argparse.Namespace) -> str:
 
     url = os.environ.get("BW_API_URL")
     live = bool(url)
-    policy = Policy(live=live, allow_spend=args.allow_spend, allow_destructive=args.allow_destructive)
+    policy = Policy(
+        live=live,
+        allow_spend=args.allow_spend,
+        allow_destructive=args.allow_destructive,
+        allow_writes=args.allow_writes,
+    )
     lines = [
         f"Target: {url or 'the embedded mock'}"
         + (
@@ -100,6 +108,8 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["BW_CONTRACT_ALLOW_SPEND"] = "1"
     if args.allow_destructive:
         os.environ["BW_CONTRACT_ALLOW_DESTRUCTIVE"] = "1"
+    if args.allow_writes:
+        os.environ["BW_CONTRACT_ALLOW_WRITES"] = "1"
     if args.max_requests is not None:
         os.environ["BW_CONTRACT_MAX_REQUESTS"] = str(args.max_requests)
     report_dir = Path(args.report_dir)

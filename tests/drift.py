@@ -87,3 +87,17 @@ def chain(*hooks: RequestHook) -> RequestHook:
             each(scope)
 
     return hook
+
+
+class Recorder:
+    """Records (method, path) of every /v1 request that reaches the app."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.state = app.state
+        self.calls: list[tuple[str, str]] = []
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"].startswith("/v1/"):
+            self.calls.append((scope["method"], scope["path"]))
+        await self.app(scope, receive, send)

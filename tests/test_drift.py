@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from drift import Drifted, chain, drop_query_parameter, drop_request_header
+from drift import Drifted, Recorder, chain, drop_query_parameter, drop_request_header
 
 from contracts.target import LiveServer
 from mock_server.app import create_app
@@ -23,10 +23,12 @@ from mock_server.app import create_app
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run_suite(tmp_path: Path, url: str | None, *extra: str) -> tuple[int, str, str]:
+def run_suite(tmp_path: Path, url: str | None, *extra: str, pat: str | None = None) -> tuple[int, str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("BW_", "PYTEST_"))}
     if url:
         env["BW_API_URL"] = url
+    if pat:
+        env["BW_PAT"] = pat
     reports = tmp_path / "reports"
     proc = subprocess.run(
         [sys.executable, "-m", "contracts.cli", "--profile", "quick", "--report-dir", str(reports), *extra],
@@ -136,3 +138,26 @@ def test_plan_mode_calls_nothing(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "SKIPPED: spends money" in proc.stdout and "SKIPPED: destroys data" in proc.stdout
     assert "DELETE /v1/runs/{id}" in proc.stdout
+
+
+def test_live_targets_are_safe_by_default(tmp_path):
+    """Against a deployment without the mock's control surface (someone's account),
+    the suite only reads and creates new private rows unless the user opts in; what
+    it could not check is listed with the reason."""
+    app = create_app(control=False)
+    mock = app.state.mock
+    owner = mock.store.users[mock.store.default_user_id]
+    owner.quota_overrides = {"read_rpm": 10**9, "write_rpm": 10**9}
+    _, pat = mock.store.add_token(owner.id, mock.all_scopes, label="staging")
+    recorder = Recorder(app)
+    with LiveServer(recorder) as server:
+        code, report, output = run_suite(tmp_path, server.url, "--max-requests", "100000", pat=pat)
+    assert code == 0, f"exit {code}\n{report[:3000]}\n{output}"
+    allowed = {"createBenchmark", "createImpl", "createRegistryRangeName"}
+    written = set()
+    for method, path in recorder.calls:
+        op, _, _ = mock.router.match(method, path)
+        if method != "GET" and op is not None and op.operation_id not in allowed:
+            written.add(op.operation_id)
+    assert not written, f"a live account was written to without an opt-in: {sorted(written)}"
+    assert "Not checked here" in report and "--allow-spend" in report and "control surface" in report

@@ -374,7 +374,7 @@ def test_live_safety_marks(bundle):
     """Issue of safety (§4.2, §10.2, §10.9, §12a, §2.4): what spends money or destroys data is marked,
     so the contract suite never runs it against a live account without an opt-in."""
     marked = {op["operationId"]: op.get("x-live-safety") for _, _, _, op in iter_operations(bundle)}
-    assert set(marked.values()) <= {None, "spends", "destroys"}
+    assert set(marked.values()) <= {None, "spends", "destroys", "mutates"}
     for name in (
         "launchRun",
         "forkRun",
@@ -386,3 +386,8 @@ def test_live_safety_marks(bundle):
     ):
         assert marked[name] == "spends", name
     assert marked["rotateToken"] == "destroys"
+    writes = {op["operationId"] for m, _, _, op in iter_operations(bundle) if m != "get"}
+    unmarked = {name for name in writes if not marked[name]}
+    # only creations of new private rows run unmarked (DELETEs are destroys by method)
+    deletes = {op["operationId"] for m, _, _, op in iter_operations(bundle) if m == "delete"}
+    assert unmarked - deletes == {"createBenchmark", "createImpl", "createRegistryRangeName"}

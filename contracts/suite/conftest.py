@@ -3,7 +3,7 @@
 Configuration comes from the environment (the `benchwright-contract` CLI sets it):
 BW_API_URL, BW_PAT, BW_PAT_READONLY, BW_PAT_EXPIRED (the target, see
 `contracts.target`), BW_CONTRACT_PROFILE (quick|full), BW_CONTRACT_ALLOW_SPEND,
-BW_CONTRACT_ALLOW_DESTRUCTIVE, BW_CONTRACT_MAX_REQUESTS.
+BW_CONTRACT_ALLOW_DESTRUCTIVE, BW_CONTRACT_ALLOW_WRITES, BW_CONTRACT_MAX_REQUESTS.
 """
 
 from __future__ import annotations
@@ -66,6 +66,7 @@ def policy(target) -> Policy:
         live=target.live,
         allow_spend=_flag("BW_CONTRACT_ALLOW_SPEND"),
         allow_destructive=_flag("BW_CONTRACT_ALLOW_DESTRUCTIVE"),
+        allow_writes=_flag("BW_CONTRACT_ALLOW_WRITES"),
         max_requests=int(budget) if budget else (LIVE_DEFAULT_BUDGET if target.live else None),
     )
 

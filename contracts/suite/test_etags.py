@@ -16,11 +16,13 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invar
 from contracts.conventions import WEAK_ETAG
 
 from ._support import code_of, expect, finished_run
+from .conftest import require
 
 OP = "PATCH /v1/runs/{id}"
 
 
-def test_etag_races_and_lost_updates(client, target):
+def test_etag_races_and_lost_updates(client, target, policy):
+    require(policy, "patchRun")
     run_id = finished_run(client, target)
     if run_id is None:
         pytest.skip("no finished run of this account to write to")
@@ -105,8 +107,9 @@ def test_etag_races_and_lost_updates(client, target):
     run_state_machine_as_test(Races)
 
 
-def test_ignored_if_match_routes_accept_stale_tags(client):
+def test_ignored_if_match_routes_accept_stale_tags(client, policy):
     """§3.8: secrets accept If-Match permissively; a stale tag still writes."""
+    require(policy, "patchSecret")
     secrets = (client.get("/v1/secrets").json() or {}).get("data") or []
     if not secrets:
         pytest.skip("no secret to relabel")

@@ -16,13 +16,15 @@ from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, rule, run_state_machine_as_test
 
 from ._support import code_of, expect
+from .conftest import require
 
 KEY = "score_display_format"
 PATH = f"/v1/settings/{KEY}"
 OP = "PUT /v1/settings/{key}"
 
 
-def test_idempotent_replay_and_conflict(client):
+def test_idempotent_replay_and_conflict(client, policy):
+    require(policy, "putSetting")
     settings = client.get("/v1/settings")
     if settings.status_code != 200:
         pytest.skip(f"GET /v1/settings answered {settings.status_code}")
@@ -104,7 +106,8 @@ def test_idempotent_replay_and_conflict(client):
             client.put(PATH, json={"value": original})
 
 
-def test_overlong_keys_are_refused(client):
+def test_overlong_keys_are_refused(client, policy):
+    require(policy, "putSetting")
     response = client.put(PATH, json={"value": "percent"}, headers={"Idempotency-Key": "k" * 257})
     expect(
         response.status_code == 400 and code_of(response) == "invalid_argument",
