@@ -142,7 +142,24 @@ def runs(store: Store) -> dict[str, Run]:
 
 
 def active(store: Store) -> dict[str, Run]:
+    """Runs not yet terminal, by id."""
     return store.table("runs_active")
+
+
+def activate(store: Store, run: Run) -> None:
+    active(store)[run.id] = run
+    store.tables.setdefault("runs_active_by_user", {}).setdefault(run.user_id, set()).add(run.id)
+
+
+def deactivate(store: Store, run: Run) -> None:
+    active(store).pop(run.id, None)
+    store.tables.setdefault("runs_active_by_user", {}).get(run.user_id, set()).discard(run.id)
+
+
+def running_count(store: Store, user_ids: set[str]) -> int:
+    """Concurrent runs of these users (§13), without scanning every run."""
+    by_user = store.tables.get("runs_active_by_user", {})
+    return sum(len(by_user.get(user_id, ())) for user_id in user_ids)
 
 
 def get_run(store: Store, run_id: str) -> Run | None:
@@ -152,7 +169,7 @@ def get_run(store: Store, run_id: str) -> Run | None:
 def add_run(store: Store, run: Run) -> Run:
     runs(store)[run.id] = run
     if not run.terminal:
-        active(store)[run.id] = run
+        activate(store, run)
     run.wake = lambda woken: wake(store, woken)
     wake(store, run)
     return run
@@ -415,7 +432,7 @@ def advance(mock: Any, run: Run, now: datetime) -> None:
         step = run.plan.popleft()
         _apply(mock, run, step)
     if run.terminal:
-        active(store).pop(run.id, None)
+        deactivate(store, run)
 
 
 def next_step_at(run: Run) -> datetime | None:
@@ -537,7 +554,7 @@ def _finalize(
     _project(run)
     if outcome == "ok" and run.publish_on_complete:
         run.visibility = "public"
-    active(store).pop(run.id, None)
+    deactivate(store, run)
     store.clock.notify()
 
 

@@ -405,7 +405,7 @@ def _check_secrets_and_money(ctx: Ctx, user: User, provider: str | None) -> None
         )
     cap = ctx.mock.engine.limiter.band(owner.tier, owner.quota_overrides)["max_run_concurrency"]
     members = _team_ids(store, owner)
-    running = sum(1 for r in pipeline.active(store).values() if r.user_id in members)
+    running = pipeline.running_count(store, members)
     if running >= cap:
         raise Problem(
             429,
@@ -855,7 +855,7 @@ async def patch_run(ctx: Ctx) -> Reply:
                 {"phase": run.current_phase, "instructions": body["review_resolution"]},
             )
             pipeline.retime(run, now)
-            pipeline.active(ctx.store)[run.id] = run
+            pipeline.activate(ctx.store, run)
     run.updated_at = max(now, run.updated_at + MIN_REVISION_STEP)  # every write is a new revision (§3.8)
     ctx.store.clock.notify()
     return Reply(run_json(ctx.mock, run, detail=True), headers={"ETag": weak_etag(run.id, run.updated_at)})
@@ -914,7 +914,7 @@ async def delete_run(ctx: Ctx) -> Reply:
         child.forked_from_deleted = run.id
         child.updated_at = store.clock.now()
     pipeline.runs(store).pop(run.id, None)
-    pipeline.active(store).pop(run.id, None)
+    pipeline.deactivate(store, run)
     store.clock.notify()
     return Reply(
         {

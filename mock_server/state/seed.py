@@ -79,7 +79,7 @@ def _finished(mock: Any, user, key: str, hours_ago: float, **kw: Any):
     defaults.update(kw)
     run = new_run(mock, user, created_at=created, **defaults)
     pipeline.runs(mock.store).pop(run.id)
-    pipeline.active(mock.store).pop(run.id, None)
+    pipeline.deactivate(mock.store, run)
     run.id = RUN_IDS[key]
     run.sandbox_id = "sbx_" + run.id.replace("-", "")[:12]
     pipeline.plan_run(run, run.created_at, run.task_count)  # scores derive from the (fixed) id
