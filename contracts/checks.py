@@ -13,12 +13,23 @@ from .conventions import response_findings
 _BY_LABEL = {f"{method.upper()} {path}": op for method, path, _, op in iter_operations(load_bundle())}
 
 
+# Credentials the suite holds for the target (set by the suite's fixtures). A
+# request carrying anything else (a fuzzed bearer string) proves nothing either way:
+# a string that was never a token falls through to anonymous access (§2.4).
+KNOWN_CREDENTIALS: set[str] = set()
+
+
 def _authenticated(response) -> bool | None:
     request = getattr(response, "request", None)
-    headers = getattr(request, "headers", {}) or {}
-    sent = any(k.lower() == "authorization" for k in headers) or "bw_session=" in str(headers.get("Cookie", ""))
-    if not sent:
+    headers = {k.lower(): v for k, v in (getattr(request, "headers", {}) or {}).items()}
+    authorization = headers.get("authorization")
+    cookie = headers.get("cookie", "")
+    if authorization is None and "bw_session=" not in cookie:
         return False
+    known = authorization is not None and authorization.removeprefix("Bearer ").strip() in KNOWN_CREDENTIALS
+    known = known or any(f"bw_session={value}" in cookie for value in KNOWN_CREDENTIALS)
+    if not known:
+        return None
     return None if response.status_code == 401 else True
 
 

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from contracts import target as targets
+from contracts.checks import KNOWN_CREDENTIALS
 from contracts.http import SuiteClient
 from contracts.safety import LIVE_DEFAULT_BUDGET, Policy
 from mock_server.spec import iter_operations, load_bundle
@@ -55,6 +56,7 @@ def _flag(name: str) -> bool:
 @pytest.fixture(scope="session")
 def target():
     resolved = targets.resolve()
+    KNOWN_CREDENTIALS.add(resolved.pat)
     yield resolved
     resolved.close()
 
@@ -109,4 +111,5 @@ def session_cookie(target) -> dict[str, str] | None:
     if not target.control:
         return None
     body = target.control_post("/sessions", {"user_id": target.tokens.get("user_id")}).json()
+    KNOWN_CREDENTIALS.add(body["cookie"])
     return {body["cookie_name"]: body["cookie"]}
