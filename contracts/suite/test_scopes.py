@@ -29,7 +29,7 @@ def _scoped_operations() -> list[tuple[str, str]]:
 
 
 def _url(path: str) -> str:
-    return re.sub(r"\{[^}]+\}", lambda m: random_uuid() if m.group(0) == "{id}" else "contract-placeholder", path)
+    return re.sub(r"\{[^}]+\}", lambda m: random_uuid() if m.group(0) == "{id}" else "contract-unknown-id", path)
 
 
 @pytest.fixture(scope="module")
