@@ -4,7 +4,7 @@ JSON in and out. Outside tools depend on these routes exactly:
 
     POST   /__mock/reset                 -> 204, state back to the seed fixtures
     POST   /__mock/users                 {email?, tier?, balance_cents?, admin?, team_owner_id?,
-                                          quota_overrides?} -> 201 user
+                                          quota_overrides?, cloud_inference?} -> 201 user
     POST   /__mock/tokens                {scopes, user_id?, label?, expires_at?} -> 201 {id, token, user_id}
     POST   /__mock/sessions              {user_id?} -> 201 {user_id, cookie_name, cookie} + Set-Cookie
     POST   /__mock/clock                 {advance_seconds} -> 200 {now}
@@ -92,6 +92,10 @@ def control_routes(mock: Any) -> list[Route]:
             team_owner_id=body.get("team_owner_id"),
         )
         user.quota_overrides = overrides
+        if body.get("cloud_inference"):
+            from .resources.secrets import enroll_cloud_inference
+
+            enroll_cloud_inference(mock.store, user.id)
         return _json(accounts.describe_user(mock.store, user), 201)
 
     async def tokens(request: Request) -> Response:

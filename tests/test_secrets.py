@@ -298,3 +298,13 @@ def test_2_5_team_members_share_the_owner_vault_and_readonly_cannot_write(api):
     assert stored(api, created)["user_id"] == owner_id
     assert "TEAM_KEY" in {s["name"] for s in api.get("/v1/secrets").json()["data"]}
     assert policy(api)["api.example.com"]["source"] == "auto_from_secret"
+
+
+def test_9_2_cloud_inference_enrollment_through_the_control_surface(api):
+    """§9.2: an account enrolled in Cloud inference cannot store its own OPENROUTER_API_KEY."""
+    user = api.user(cloud_inference=True)
+    client = api.as_token(["full"], user_id=user["id"])
+    response = client.post("/v1/secrets", json={"name": "OPENROUTER_API_KEY", "value": "sk-or-x"})
+    assert response.status_code == 409 and response.json()["code"] == "cloud_managed"
+    other = api.as_token(["full"], user_id=api.user()["id"])
+    assert other.post("/v1/secrets", json={"name": "OPENROUTER_API_KEY", "value": "sk-or-x"}).status_code == 201
