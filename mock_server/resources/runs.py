@@ -25,14 +25,6 @@ from ..state.store import Store, User
 from . import handler
 
 DASHBOARD = "https://benchwright.ai/run/"
-HARNESSES = {"benchwright", "inspect", "lmeval", "lighteval", "harbor"}
-HARNESS_SYNONYMS = {
-    **{name: "benchwright" for name in ("scratch", "native", "autonomous", "adhoc", "agent", "none")},
-    "lm-eval": "lmeval",
-    "lm_eval": "lmeval",
-}
-AGGREGATORS = {"any_pass", "all_pass", "mean", "majority_on", "weighted_mean", "min_above"}
-PROVIDERS = {"openrouter", "together"}
 DEFAULT_DRIVER = "gemini-3-flash-preview"
 MAX_FORK_DEPTH = 16
 MIN_REVISION_STEP = timedelta(milliseconds=1)
@@ -339,7 +331,22 @@ def _limits(body: dict[str, Any]) -> dict[str, dict[str, float]]:
     return limits
 
 
-def _harness(body: dict[str, Any]) -> str:
+def _accepted_values(ctx: Ctx) -> dict[str, Any]:
+    """The values §4.2.1 accepts where an unknown one has its own code: read from the
+    spec's `x-values` on the launch body (harnesses with their synonyms, providers,
+    aggregators)."""
+    schemas = ctx.mock.spec["components"]["schemas"]
+    harnesses = schemas["LaunchRequest"]["properties"]["harness"]["x-values"]
+    aggregator = schemas["LaunchRequest"]["properties"]["trials"]["properties"]["aggregator"]
+    return {
+        "harnesses": harnesses,
+        "harness_of": {alias: name for name, aliases in harnesses.items() for alias in [name, *aliases]},
+        "providers": schemas["LaunchModelPin"]["properties"]["provider"]["x-values"],
+        "aggregators": aggregator["properties"]["name"]["x-values"],
+    }
+
+
+def _harness(body: dict[str, Any], accepted: dict[str, Any]) -> str:
     metadata = body.get("metadata") or {}
     if "bridge" in body or any(k.endswith("_bridge") for k in metadata):
         raise Problem(
@@ -349,38 +356,39 @@ def _harness(body: dict[str, Any]) -> str:
         )
     raw = body.get("harness")
     if raw is None:
-        inferred = [name for name in HARNESSES - {"benchwright"} if f"{name}_harness" in metadata]
+        inferred = [name for name in accepted["harnesses"] if name != "benchwright" and f"{name}_harness" in metadata]
         return inferred[0] if inferred else "benchwright"
-    name = HARNESS_SYNONYMS.get(raw, raw)
-    if name not in HARNESSES:
-        raise Problem(400, "unknown_harness", f"harness '{raw}' is not one of {sorted(HARNESSES)}.")
+    name = accepted["harness_of"].get(raw)
+    if name is None:
+        raise Problem(400, "unknown_harness", f"harness '{raw}' is not one of {sorted(accepted['harnesses'])}.")
     return name
 
 
 def _preflight_common(ctx: Ctx, body: dict[str, Any], user: User) -> dict[str, Any]:
     """The checks launch and fork share (§4.2.1, §4.2.5), in the reference's order."""
+    accepted = _accepted_values(ctx)
     _check_driver(user, body.get("driver"))
     for spec in (body.get("phase_models") or {}).values():
         _check_driver(user, spec)
     model = body.get("model") or {}
     provider = model.get("provider")
-    if provider is not None and provider not in PROVIDERS:
+    if provider is not None and provider not in accepted["providers"]:
         raise Problem(
             400,
             "unknown_provider",
-            f"model.provider '{provider}' is not pinnable; use {' or '.join(sorted(PROVIDERS))}.",
+            f"model.provider '{provider}' is not pinnable; use {' or '.join(accepted['providers'])}.",
         )
     aggregator = ((body.get("trials") or {}).get("aggregator") or {}).get("name")
-    if aggregator is not None and aggregator not in AGGREGATORS:
+    if aggregator is not None and aggregator not in accepted["aggregators"]:
         raise Problem(
-            400, "unknown_aggregator", f"trials.aggregator '{aggregator}' is not one of {sorted(AGGREGATORS)}."
+            400, "unknown_aggregator", f"trials.aggregator '{aggregator}' is not one of {accepted['aggregators']}."
         )
     metadata = body.get("metadata") or {}
     if metadata.get("autonomous") and not model.get("model"):
         raise Problem(400, "autonomous_model_required", "metadata.autonomous needs an explicit model pin.")
     return {
         "limits": _limits(body),
-        "harness": _harness(body)
+        "harness": _harness(body, accepted)
         if "harness" in body or "bridge" in body or any(k.endswith(("_harness", "_bridge")) for k in metadata)
         else None,
     }
