@@ -34,7 +34,6 @@ from . import handler
 
 CURRENCY = "USD"
 CHECKOUT_BASE = "https://checkout.stripe.com/c/pay/"
-EXPANSIONS = ("topups", "usage_trend", "counters", "tiers", "subscription")
 ANNUAL = {"year", "yearly", "annual"}
 TREND_MONTHS = 6
 DEFAULT_CONTROLS = {
@@ -189,12 +188,12 @@ def _subscription_json(row: dict[str, Any] | None) -> dict[str, Any] | None:
 
 def _expand(raw: str | None) -> list[str]:
     wanted = [part.strip() for part in (raw or "").split(",") if part.strip()]
-    unknown = [name for name in wanted if name not in EXPANSIONS]
+    unknown = [name for name in wanted if name not in _EXPANDERS]
     if unknown:
         raise Problem(
             400,
             "unknown_filter_field",
-            f"Unknown expand key(s) {', '.join(unknown)}; expandable: {', '.join(EXPANSIONS)}.",
+            f"Unknown expand key(s) {', '.join(unknown)}; expandable: {', '.join(_EXPANDERS)}.",
         )
     return wanted
 
