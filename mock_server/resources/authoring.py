@@ -33,15 +33,13 @@ import orjson
 from ..engine import Ctx, Reply
 from ..http.etag import weak_etag
 from ..http.problems import Problem, invalid, not_found
+from ..operations import resolve
 from ..state.accounts import require_writer
 from ..state.clock import rfc3339
 from ..state.store import User
 from . import handler
 from .registry_lookup import build, live_subset
 
-BENCHMARK_FIELDS = ("name", "description", "category")
-SUBSET_FIELDS = ("name", "description", "rolling")
-IMPL_FIELDS = ("label", "description", "official")
 BUILD_MAX_TASKS = 2000
 
 
@@ -303,6 +301,12 @@ async def create_impl(ctx: Ctx) -> Reply:
 # -- §8.8 --------------------------------------------------------------------------------
 
 
+def _patchable(ctx: Ctx) -> tuple[str, ...]:
+    """§8.8's patchable fields: the properties of this operation's body in the spec."""
+    schema = ctx.op.raw["requestBody"]["content"]["application/json"]["schema"]
+    return tuple(resolve(ctx.mock.spec, schema).get("properties", {}))
+
+
 def _sent(body: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
     return {k: body[k] for k in fields if k in body}
 
@@ -314,9 +318,9 @@ async def patch_benchmark(ctx: Ctx) -> Reply:
     _writer(ctx)
     row = _owned(ctx, "benchmarks", ctx.path["id"], "Benchmark")
     ctx.precondition(etag(row))
-    changes = _sent(ctx.body, BENCHMARK_FIELDS)
+    changes = _sent(ctx.body, _patchable(ctx))
     if not changes:
-        raise _nothing_patchable(BENCHMARK_FIELDS, " `visibility` is derived from runs and ignored.")
+        raise _nothing_patchable(_patchable(ctx), " `visibility` is derived from runs and ignored.")
     row.update(changes)
     _touch(ctx, row)
     return Reply({"id": row["id"], "ok": True}, headers={"ETag": etag(row)})
@@ -328,9 +332,9 @@ async def patch_subset(ctx: Ctx) -> Reply:
     _writer(ctx)
     row = _owned(ctx, "subsets", ctx.path["id"], "Subset")
     ctx.precondition(etag(row))
-    changes = _sent(ctx.body, SUBSET_FIELDS)
+    changes = _sent(ctx.body, _patchable(ctx))
     if not changes:
-        raise _nothing_patchable(SUBSET_FIELDS, " `rolling` accepts only false (freezing is one-way).")
+        raise _nothing_patchable(_patchable(ctx), " `rolling` accepts only false (freezing is one-way).")
     row.update(changes)
     _touch(ctx, row)
     return Reply({"id": row["id"], "ok": True})
@@ -346,9 +350,9 @@ async def patch_impl(ctx: Ctx) -> Reply:
     ctx.precondition(etag(row))
     if "official" in ctx.body and not user.admin:
         raise Problem(403, "admin_required", "Only an admin can set `official` on an impl.")
-    changes = _sent(ctx.body, IMPL_FIELDS)
+    changes = _sent(ctx.body, _patchable(ctx))
     if not changes:
-        raise _nothing_patchable(IMPL_FIELDS)
+        raise _nothing_patchable(_patchable(ctx))
     changed = {k: v for k, v in changes.items() if row[k] != v}
     row.update(changed)
     if changed:
