@@ -9,7 +9,8 @@ PRISM_VERSION := 5.16.0
 PRISM := .tools/node_modules/.bin/prism
 PROFILE ?= quick
 HOST ?= 127.0.0.1
-PORT ?= 4010
+# API=NAME picks one API for serve and contract (default: every registered API)
+API ?=
 
 .PHONY: install test serve contract lint spec-check spec-bundle bench clean
 
@@ -29,17 +30,18 @@ test: install
 	$(BIN)/python -m pytest -q -n auto
 
 serve: install
-	$(BIN)/python -m mock_server --host $(HOST) --port $(PORT)
+	$(BIN)/python -m mock_server.serve --host $(HOST) $(if $(API),--api $(API)) $(if $(PORT),--port $(PORT))
 
 contract: install
-	$(BIN)/benchwright-contract --profile $(PROFILE) --report-dir reports
+	$(BIN)/harness-contract --profile $(PROFILE) --report-dir reports $(if $(API),--api $(API))
 
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 spec-bundle: install
-	$(BIN)/python -m mock_server.spec --out build/openapi.json
+	$(BIN)/python -m mock_server.bundle --api benchwright --out build/openapi.json
 
 spec-check: spec-bundle $(REDOCLY)
 	$(BIN)/openapi-spec-validator build/openapi.json

@@ -1,4 +1,9 @@
-"""`python -m mock_server [--host 127.0.0.1] [--port 4010]`: serve the mock."""
+"""`python -m mock_server [--api NAME] [--host 127.0.0.1] [--port N]`: serve one API's mock.
+
+`--api` picks a registered API (`mock_server/apis.py`; Benchwright by default);
+the port defaults to that API's own (Benchwright 4010, then 4011, 4012, 4013).
+It prints the base URL and a ready credential as `export` lines.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +11,14 @@ import argparse
 import gc
 import sys
 
+from .apis import APIS, DEFAULT_API, profile
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m mock_server", description=__doc__)
+    parser.add_argument("--api", default=DEFAULT_API, choices=sorted(APIS), help="which API to serve")
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=4010)
+    parser.add_argument("--port", type=int, default=None, help="default: the API's own port")
     parser.add_argument(
         "--clock-scale",
         type=float,
@@ -18,28 +26,34 @@ def main(argv: list[str] | None = None) -> int:
         help="simulated seconds per real second (0 freezes time; /__mock/clock still moves it)",
     )
     parser.add_argument("--no-control", action="store_true", help="disable the /__mock control surface")
+    parser.add_argument("--no-cors", action="store_true", help="send no CORS headers and refuse preflights")
     parser.add_argument("--log-level", default="warning")
     args = parser.parse_args(argv)
 
     import uvicorn
 
-    from .app import MockConfig, create_app
+    from .app import build_app
+    from .engine.api import Api
+    from .serve import banner
 
-    app = create_app(MockConfig(control=not args.no_control, clock_scale=args.clock_scale))
-    mock = app.state.mock
-    _, secret = mock.store.add_token(mock.store.default_user_id, mock.all_scopes, label="make serve")
-    base = f"http://{args.host}:{args.port}"
-    print(f"Benchwright mock listening on {base}", flush=True)
-    print(f"  export BW_API_URL={base}", flush=True)
-    print(f"  export BW_PAT={secret}   # full scope, default seeded user", flush=True)
-    if not args.no_control:
-        print(f"  control surface: {base}/__mock (see README)", flush=True)
+    chosen = profile(args.api)
+    options = {
+        **chosen.serve_options,
+        "control": not args.no_control,
+        "clock_scale": args.clock_scale,
+        "cors": not args.no_cors,
+    }
+    config = chosen.config(**options)
+    api = Api(chosen, config)
+    app = build_app(api)
+    port = args.port or chosen.port
+    print("\n".join(banner(api, args.host, port, not args.no_control)), flush=True)
     # Long-lived state (seeds, runs and their plans) is not garbage: keep it out of the
     # cyclic collector's full passes, which otherwise show up as latency spikes.
     gc.collect()
     gc.freeze()
     gc.set_threshold(50_000, 50, 100)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, access_log=False)
+    uvicorn.run(app, host=args.host, port=port, log_level=args.log_level, access_log=False)
     return 0
 
 

@@ -1,140 +1,114 @@
-"""`create_app()`: the spec-driven Starlette mock.
+"""`create_app()`: one spec-driven Starlette mock per API.
 
-Everything is built once here: the bundled spec, the compiled operation index,
-the rate limiter's tier table, the handler registry and the seeded store. The
-state lives on the `Mock` object (not in Starlette's lifespan), so any number of
-test clients can share one app.
+`create_app()` serves Benchwright (the first API, and the default);
+`create_app(api="benchsdk")` another registered API (`mock_server/apis.py`).
+Each API is its own ASGI app on its own origin: their path prefixes collide
+(`/api/...` means something different to each), so they are never mounted
+side by side.
+
+Requests for the API's operations go straight to the engine (it renders its
+own errors); the control surface (`/__mock/...`) and any extra routes of the
+API's profile go through Starlette's router. CORS is answered for every
+origin unless `cors=False` (`--no-cors`).
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-import orjson
 from starlette.applications import Starlette
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute
 
-from . import resources
-from .engine import Engine
-from .http.auth import authenticate
-from .http.problems import Problem
-from .http.ratelimit import RateLimiter
-from .operations import Router, compile_operations
-from .pipeline import advance_all
-from .spec import SPEC_DIR, load_bundle
-from .state.clock import SimClock
-from .state.store import Store
+from .apis import DEFAULT_API, profile
+from .control import CORE_ROUTES
+from .engine.api import Api
+from .engine.profile import MockConfig
 
 
-@dataclass
-class MockConfig:
-    control: bool = True  # the /__mock surface; off for a shared machine
-    clock_scale: float = 0.0  # simulated seconds per real second (0: only /__mock/clock moves time)
-    sse_ping_seconds: float = 20.0  # §5.2 keep-alive
-    operator_ping_seconds: float = 15.0  # §12a keep-alive
-    seed: bool = True
-    spec_dir: Path = SPEC_DIR
-    # compute backends with credentials on this deploy (§4.2.5 e2b_not_configured / compute_not_configured)
-    compute_backends: tuple[str, ...] = ("sandbox0", "e2b")
-
-
-def _load_resource_modules() -> None:
-    for info in pkgutil.iter_modules(resources.__path__):
-        importlib.import_module(f"{resources.__name__}.{info.name}")
-
-
-class Mock:
-    """The mock's state and configuration, shared by every request."""
-
-    def __init__(self, config: MockConfig) -> None:
-        self.config = config
-        self.spec = load_bundle(config.spec_dir)
-        self.spec_json = orjson.dumps(self.spec)
-        self.operations = compile_operations(self.spec)
-        self.router = Router(self.operations)
-        tiers = self.spec["x-tiers"]
-        self.tiers: dict[str, dict[str, int]] = tiers["tiers"]
-        _load_resource_modules()
-        self.engine = Engine(self, self.router, resources.HANDLERS, RateLimiter(self.tiers, tiers["window_seconds"]))
-        self.clock = SimClock(scale=config.clock_scale)
-        self.store = self._fresh_store()
-
-    def _fresh_store(self) -> Store:
-        store = self.store = Store(clock=self.clock)
-        if self.config.seed:
-            from .state.seed import seed
-
-            seed(store, self)
-        else:
-            store.default_user_id = store.add_user("dev@example.test").id
-        return store
-
-    def reset(self) -> None:
-        self.engine.idempotency.entries.clear()
-        self.engine.limiter.windows.clear()
-        self.engine.faults.clear()
-        self.store = self._fresh_store()
-        self.clock.notify()
-
-    def sync(self) -> None:
-        """Bring simulated processes (run pipelines) up to the clock."""
-        advance_all(self)
-
-    @property
-    def all_scopes(self) -> list[str]:
-        return list(self.spec["components"]["schemas"]["Scope"]["enum"])
-
-
-def create_app(config: MockConfig | None = None, **overrides: Any) -> MockApp:
-    config = config or MockConfig(**overrides)
-    mock = Mock(config)
-
-    async def v1(scope, receive, send) -> None:
-        response = await mock.engine(Request(scope, receive))
-        await response(scope, receive, send)
-
-    async def api_surface(request: Request) -> Response:
-        """`/api` is the web app's surface: it refuses PATs with 401 (§2.0)."""
-        try:
-            principal = authenticate(mock.store, request.headers.get("authorization"), None)
-        except Problem as problem:
-            return problem.response("req_api")
-        if principal.kind == "pat":
-            return Problem(
-                401, "auth_required", "/api expects a browser session; programs use the /v1 equivalent."
-            ).response("req_api")
-        return Problem(404, "not_found", "The /api surface is not part of this mock; use /v1.").response("req_api")
-
-    methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
-    routes = [
-        Route("/api/{rest:path}", api_surface, methods=methods),
-    ]
-    if config.control:
-        from .control import control_routes
-
-        routes.extend(control_routes(mock))
-    app = Starlette(routes=routes)
-    app.state.mock = mock
-    return MockApp(app, v1)
+def _head(path: str) -> str:
+    return path.split("/", 2)[1] if path.count("/") >= 1 else ""
 
 
 class MockApp:
-    """The ASGI app: `/v1` goes straight to the engine (it handles its own
-    errors), everything else through Starlette's router and middleware."""
+    """The ASGI app: API paths to the engine, control and extra routes to Starlette."""
 
-    def __init__(self, starlette: Starlette, v1: Any) -> None:
+    def __init__(self, api: Api, starlette: Starlette) -> None:
+        self.api = api
         self.starlette = starlette
         self.state = starlette.state
-        self._v1 = v1
+        engine_heads = {_head(op.template) for op in api.operations}
+        route_heads = {_head(getattr(r, "path", "")) for r in starlette.routes}
+        self._starlette_only = frozenset(route_heads - engine_heads)
+        self._shared = frozenset(route_heads & engine_heads)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http" and scope["path"].startswith("/v1/"):
-            await self._v1(scope, receive, send)
+        if scope["type"] == "http":
+            path = scope["path"]
+            head = _head(path)
+            if head not in self._starlette_only and (head not in self._shared or self.api.router.owns(path)):
+                response = await self.api.engine(Request(scope, receive))
+                await response(scope, receive, send)
+                return
+        await self.starlette(scope, receive, send)
+
+
+class Cors:
+    """CORS for browser clients on another origin (any origin, credentials allowed,
+    every response header exposed). Requests without an `Origin` skip it."""
+
+    def __init__(self, app: MockApp, expose: list[str]) -> None:
+        self.app = app
+        self.state = app.state
+        self.cors = CORSMiddleware(
+            app,
+            allow_origin_regex=".*",
+            allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"],
+            allow_headers=["*"],
+            allow_credentials=True,
+            expose_headers=expose,
+            max_age=600,
+        )
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and any(name == b"origin" for name, _ in scope["headers"]):
+            await self.cors(scope, receive, send)
         else:
-            await self.starlette(scope, receive, send)
+            await self.app(scope, receive, send)
+
+
+def _response_headers(spec: dict[str, Any]) -> list[str]:
+    names: set[str] = set()
+    for item in spec.get("paths", {}).values():
+        for operation in item.values():
+            if isinstance(operation, dict):
+                for response in (operation.get("responses") or {}).values():
+                    names.update((response.get("headers") or {}) if isinstance(response, dict) else ())
+    return sorted(names)
+
+
+def build_app(api: Api) -> MockApp | Cors:
+    routes: list[BaseRoute] = list(api.profile.extra_routes)
+    if api.config.control:
+        routes.extend(CORE_ROUTES)
+        routes.extend(api.profile.control_routes)
+    starlette = Starlette(routes=routes)
+    starlette.state.api = api
+    starlette.state.mock = api  # the name earlier releases used
+    app = MockApp(api, starlette)
+    return Cors(app, _response_headers(api.spec)) if api.config.cors else app
+
+
+def create_app(config: MockConfig | None = None, *, api: str = DEFAULT_API, **overrides: Any) -> MockApp | Cors:
+    """The mock of one registered API. `overrides` are fields of its config class."""
+    chosen = profile(api)
+    config = config or chosen.config(**overrides)
+    return build_app(Api(chosen, config))
+
+
+def __getattr__(name: str) -> Any:
+    """`mock_server.app.MockConfig`: Benchwright's config class (the default API's)."""
+    if name == "MockConfig":
+        return profile(DEFAULT_API).config
+    raise AttributeError(name)

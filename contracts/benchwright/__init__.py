@@ -1,0 +1,20 @@
+"""The Benchwright contract suite: its claims (`claims.py`), the conventions check of
+every response (`conventions.py`, `checks.py`) and the checks in `suite/`."""
+
+from pathlib import Path
+
+from contracts.runner.api import ContractApi
+
+from .claims import CLAIMS
+from .plan import plan
+
+CONTRACT = ContractApi(
+    name="benchwright",
+    suite=Path(__file__).parent / "suite",
+    url_env="BW_API_URL",
+    credential_envs=("BW_PAT",),
+    claims=CLAIMS,
+    redactions=((r"bw_live_pat_[0-9a-f]+", "$BW_PAT"), (r"(bw_session=)[^;'\"\s]+", r"\1[redacted]")),
+    plan=plan,
+    conformance=False,  # its own conformance tests send the session cookie and its conventions check
+)

@@ -1,0 +1,52 @@
+"""The reference claims the suite verifies, each with its section and one line.
+
+Failures name a claim, so the drift report can group them by what the reference
+promised rather than by which test happened to notice. Schema-level failures found
+by schemathesis map to the `spec.*` claims, with the operation's own section.
+"""
+
+from __future__ import annotations
+
+from contracts.runner.claims import SPEC_CLAIMS, Claim, Drift, register
+
+__all__ = ["CLAIMS", "Claim", "Drift"]
+
+CLAIMS = {
+    claim.id: claim
+    for claim in [
+        Claim(
+            "headers.request_id",
+            "§1",
+            "every response carries X-Benchwright-Request-Id and X-Benchwright-Api-Version: 1",
+        ),
+        Claim("timestamps.rfc3339", "§3.2", "timestamps are RFC 3339 strings in UTC; durations are `_ms` integers"),
+        Claim("money.shape", "§3.3", "money is whole integer cents with an ISO-4217 currency; amount_usd is exact"),
+        Claim("etag.weak", "§3.8", 'ETags are weak: W/"<id>:<updated_at epoch ms>"'),
+        Claim("errors.problem", "§3.9", "errors are problem+json carrying a `code` documented for the operation"),
+        Claim("ratelimit.headers", "§13", "X-RateLimit-* headers on authenticated responses only"),
+        Claim(
+            "idempotency.replay", "§3.7", "a retry with the same Idempotency-Key replays with Idempotent-Replayed: true"
+        ),
+        Claim("idempotency.conflict", "§3.7", "the same key with a different body or path is 409 idempotency_conflict"),
+        Claim("idempotency.length", "§3.7", "keys longer than 256 characters are 400 invalid_argument"),
+        Claim("etag.if_match", "§3.8", "a stale If-Match is 412 precondition_failed with the current ETag; * matches"),
+        Claim("etag.ignored", "§3.8", "routes documented as ignoring If-Match accept a stale one"),
+        Claim("pagination.traversal", "§3.4", "following next_page_token yields each item exactly once, with no total"),
+        Claim("pagination.clamp", "§3.4", "a limit above the documented maximum is silently clamped, not rejected"),
+        Claim("pagination.default", "§3.4", "an omitted limit means the documented default page size"),
+        Claim("scopes.enforced", "§2.2", "a token lacking the scope gets 403 scope_insufficient naming required_scope"),
+        Claim("auth.revoked", "§2.4", "a revoked token gets 401 auth_required"),
+        Claim("auth.expired", "§2.4", "an expired token gets 401 token_expired with expired_at"),
+        Claim("sse.resume", "§5.2", "an SSE stream resumes strictly after Last-Event-ID (or ?last_event_id=)"),
+        Claim("sse.shape", "§5.2", "SSE `id:` is the bare seq, `event:` the type, folded into data as `type`"),
+        Claim("sse.finish", "§5.2", "a terminal run's stream ends with event run.finished and closes"),
+        Claim("sse.dedupe", "§5.3", "event ids are unique within a stream, in seq order"),
+        Claim(
+            "lifecycle.display_status", "§4.1.1", "display_status follows status, halted and halt_reason as tabulated"
+        ),
+        Claim("lifecycle.transitions", "§4.6", "halt, pause and resume move a run as §4.6 and §4.11 state"),
+    ]
+}
+
+CLAIMS.update({claim.id: claim for claim in SPEC_CLAIMS})
+register(CLAIMS.values())

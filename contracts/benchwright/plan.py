@@ -1,0 +1,55 @@
+"""`--plan` for Benchwright: what a contract run would call, without calling anything."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+
+def plan(args: argparse.Namespace) -> str:
+    from contracts.benchwright.suite._support import session_only
+    from contracts.runner.safety import Policy
+    from mock_server.apis import bundle
+    from mock_server.engine.spec import iter_operations
+
+    url = os.environ.get("BW_API_URL")
+    live = bool(url)
+    policy = Policy(
+        live=live,
+        allow_spend=args.allow_spend,
+        allow_destructive=args.allow_destructive,
+        allow_writes=args.allow_writes,
+    )
+    lines = [
+        f"Target: {url or 'the embedded mock'}"
+        + (
+            " (treated as a live account: a mock's control surface is only detected when the suite runs)"
+            if live
+            else ""
+        ),
+        f"Profile: {args.profile}",
+        "",
+        "Stateless and stateful conformance (schemathesis), per operation:",
+    ]
+    runs = skips = 0
+    for method, path, _, operation in iter_operations(bundle("benchwright")):
+        allowed, reason = policy.permits(method, operation)
+        streams = "text/event-stream" in (operation.get("responses", {}).get("200", {}).get("content") or {})
+        needs_session = session_only(operation)
+        if streams:
+            verdict = "read incrementally by the SSE checks"
+        elif not allowed:
+            verdict, skips = f"SKIPPED: {reason}", skips + 1
+        elif needs_session and live:
+            verdict, skips = "SKIPPED: needs a browser session", skips + 1
+        else:
+            verdict, runs = "fuzzed (positive and negative data)", runs + 1
+        lines.append(f"  {method.upper():6} {path:58} {operation['operationId']:32} {verdict}")
+    lines += [
+        "",
+        f"{runs} operations fuzzed, {skips} skipped.",
+        "Semantic checks: idempotency (§3.7), ETag races (§3.8), pagination and clamps (§3.4), scopes (§2.2),"
+        " revoked/expired tokens (§2.4), SSE resume (§5.2), run lifecycle (§4.1.1, §4.6-§4.11; mock or --allow-spend).",
+        f"Request budget: {args.max_requests or ('2000' if live else 'unlimited')}; 429s wait out Retry-After.",
+    ]
+    return "\n".join(lines)

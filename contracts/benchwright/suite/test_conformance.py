@@ -1,0 +1,53 @@
+"""Stateless conformance (schemathesis) over every operation of the spec:
+positive and negative data, the built-in checks, and our conventions.
+
+Streams are left to `test_sse.py`, which reads them incrementally with a budget.
+Against a live target, operations that spend money or destroy data are skipped
+unless opted in (see `contracts.safety`).
+"""
+
+from __future__ import annotations
+
+import pytest
+import schemathesis
+from schemathesis import Config
+
+from contracts.benchwright.checks import benchwright_conventions
+from contracts.benchwright.suite._support import case_headers, session_only
+from contracts.benchwright.suite.conftest import BUNDLE, OPERATIONS
+from contracts.runner.http import send_with_retry
+from contracts.runner.report import CASES
+
+STREAMS = ["streamRunEvents", "streamOperatorEvents"]
+BY_LABEL = {f"{method} {path}": (name, op) for name, (method, path, op) in OPERATIONS.items()}
+
+CONFIG = Config.from_dict(
+    {
+        "generation": {"mode": "all"},
+        "checks": {
+            # §14: the API validates semantically (launch modes, page tokens, index specs), so a
+            # schema-valid request may get 400 invalid_argument; 422 never exists here.
+            "positive_data_acceptance": {
+                "expected-statuses": ["2xx", "3xx", "400", "401", "402", "403", "404", "409", "412", "429", "5xx"]
+            },
+        },
+        "request-timeout": 30,
+    }
+)
+schema = schemathesis.openapi.from_dict(BUNDLE, config=CONFIG).exclude(operation_id=STREAMS)
+
+
+@schema.parametrize()
+def test_conformance(case, target, policy, session_cookie):
+    name, operation = BY_LABEL[case.operation.label]
+    allowed, reason = policy.permits(case.method, operation)
+    if not allowed:
+        pytest.skip(f"{name} {reason}")
+    if session_only(operation) and session_cookie is None:
+        pytest.skip(f"{name} needs a browser session, which a live target cannot be given")
+    headers = case_headers(case, operation, target, session_cookie)
+    if "wait" in (case.query or {}) and isinstance(case.query["wait"], int | float):
+        case.query["wait"] = 0  # long-polling is checked on its own; fuzzing must not hold connections
+    CASES[case.operation.label] += 1
+    response = send_with_retry(policy, lambda: case.call(base_url=target.base_url, headers=headers, timeout=30))
+    case.validate_response(response, additional_checks=[benchwright_conventions], headers=headers)

@@ -1,0 +1,193 @@
+"""§5.2–§5.3 the run event stream, read incrementally with a bounded budget (never
+by waiting for an endless body): `id:` is the bare seq, `event:` the type folded
+into `data`; a resume starts strictly after `Last-Event-ID` (or `?last_event_id=`);
+ids are unique and in order; a terminal run's stream ends with `run.finished`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+
+import httpx
+import pytest
+from httpx_sse import connect_sse
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from contracts.benchwright.suite._support import advance, expect, finished_run, launch_run
+from contracts.runner.http import curl
+
+OP = "GET /v1/runs/{id}/events:stream"
+MAX_EVENTS = 5000
+MAX_SECONDS = 20.0
+
+
+@dataclass
+class Read:
+    events: list[tuple[str, str, dict]]  # (id, event, data), pings left out
+    finished: bool  # run.finished arrived
+    curl: str  # how to reproduce this read
+
+
+def read_stream(
+    target, run_id: str, *, last_event_id: str | None = None, query: bool = False, idle: float = 5.0
+) -> Read:
+    """One connection's worth of the stream.
+
+    Stops after MAX_EVENTS, MAX_SECONDS, or `idle` seconds without a byte (a live
+    run with nothing to say): the caller then reconnects, as a client would."""
+    headers = {"Authorization": f"Bearer {target.pat}", "Accept": "text/event-stream"}
+    params = {}
+    if last_event_id is not None:
+        if query:
+            params["last_event_id"] = last_event_id
+        else:
+            headers["Last-Event-ID"] = last_event_id
+    events: list[tuple[str, str, dict]] = []
+    finished = False
+    deadline = time.monotonic() + MAX_SECONDS
+    with (
+        httpx.Client(base_url=target.base_url, timeout=httpx.Timeout(MAX_SECONDS, read=idle)) as http,
+        connect_sse(http, "GET", f"/v1/runs/{run_id}/events:stream", headers=headers, params=params) as source,
+    ):
+        expect(
+            source.response.status_code == 200,
+            "sse.shape",
+            OP,
+            f"the stream answered {source.response.status_code}",
+            source.response,
+        )
+        expect(
+            source.response.headers.get("cache-control") == "no-cache",
+            "sse.shape",
+            OP,
+            "the stream is not Cache-Control: no-cache",
+            source.response,
+        )
+        try:
+            for sse in source.iter_sse():
+                if sse.event == "ping":
+                    continue
+                data = json.loads(sse.data) if sse.data else {}
+                if sse.event == "run.finished":
+                    finished = True
+                    continue
+                events.append((sse.id, sse.event, data))
+                if len(events) >= MAX_EVENTS or time.monotonic() > deadline:
+                    break
+        except httpx.ReadTimeout:
+            pass
+        reproduce = curl(source.response.request).replace("curl -sS", "curl -sSN", 1)
+    return Read(events, finished, reproduce)
+
+
+def _check_shape(read: Read) -> None:
+    seqs = []
+    for event_id, event, data in read.events:
+        expect(event_id.isdigit(), "sse.shape", OP, f"SSE id {event_id!r} is not a bare seq", reproduce=read.curl)
+        expect(
+            data.get("type") == event,
+            "sse.shape",
+            OP,
+            f"event {event!r} carries data.type {data.get('type')!r}",
+            reproduce=read.curl,
+        )
+        seqs.append(int(event_id))
+    expect(
+        seqs == sorted(seqs) and len(seqs) == len(set(seqs)),
+        "sse.dedupe",
+        OP,
+        "event ids repeat or go backwards within one stream",
+        reproduce=read.curl,
+    )
+
+
+@pytest.fixture(scope="module")
+def finished(client, target):
+    run_id = finished_run(client, target)
+    if run_id is None:
+        pytest.skip("no finished run to stream")
+    return run_id
+
+
+def test_finished_run_backfills_then_run_finished(target, finished):
+    read = read_stream(target, finished)
+    _check_shape(read)
+    expect(
+        read.finished,
+        "sse.finish",
+        OP,
+        "the stream of a finished run did not end with run.finished",
+        reproduce=read.curl,
+    )
+    expect(bool(read.events), "sse.finish", OP, "no backfill before run.finished", reproduce=read.curl)
+
+
+def test_resume_is_strictly_after_last_event_id(target, finished):
+    everything = read_stream(target, finished).events
+    last = int(everything[-1][0])
+
+    @settings(max_examples=5, suppress_health_check=list(HealthCheck))
+    @given(after=st.integers(min_value=0, max_value=last), query=st.booleans())
+    def resume(after, query):
+        read = read_stream(target, finished, last_event_id=str(after), query=query)
+        seqs = [int(event_id) for event_id, _, _ in read.events]
+        how = "?last_event_id=" if query else "Last-Event-ID"
+        expect(
+            all(seq > after for seq in seqs),
+            "sse.resume",
+            OP,
+            f"{how} {after} replayed seq {min(seqs, default=None)}",
+            reproduce=read.curl,
+        )
+        expect(
+            seqs == [int(e[0]) for e in everything if int(e[0]) > after],
+            "sse.resume",
+            OP,
+            f"{how} {after} skipped events",
+            reproduce=read.curl,
+        )
+        expect(
+            read.finished,
+            "sse.finish",
+            OP,
+            "a resumed stream of a finished run did not end with run.finished",
+            reproduce=read.curl,
+        )
+
+    resume()
+
+
+def test_live_stream_with_reconnects_dedupes_by_id(client, target, mock_only):
+    """A running run streamed across reconnects: resume from the highest seq, never
+    a gap, never a duplicate, and run.finished once the run is terminal."""
+    run_id = launch_run(client)
+    seen: dict[int, str] = {}
+    last = None
+    for _ in range(40):
+        advance(target, 7)
+        read = read_stream(target, run_id, last_event_id=last, idle=0.3)
+        for event_id, event, _ in read.events:
+            seq = int(event_id)
+            expect(
+                seq not in seen,
+                "sse.dedupe",
+                OP,
+                f"seq {seq} delivered again after resuming from {last}",
+                reproduce=read.curl,
+            )
+            seen[seq] = event
+        if read.events:
+            last = read.events[-1][0]
+        if read.finished:
+            break
+    expect(sorted(seen) == list(range(len(seen))), "sse.resume", OP, "the resumed streams left a gap")
+    polled = client.get(f"/v1/runs/{run_id}/events", params={"limit": 1000}).json()["data"]
+    expect(
+        [row["seq"] for row in polled] == sorted(seen),
+        "sse.resume",
+        OP,
+        "the streams and the polling list disagree about the run's events",
+    )

@@ -1,0 +1,192 @@
+"""`harness-contract` (alias `benchwright-contract`): run the contract suites and write their reports.
+
+    harness-contract [--api NAME ...] [--profile quick|full] [--plan] [--allow-spend]
+                     [--allow-destructive] [--allow-writes] [--max-requests N] [--seed N]
+                     [--report-dir reports] [-k EXPR]
+
+Which APIs: those named with `--api` (repeatable); else, when any API's live URL
+variable is set (`BW_API_URL`, `BENCHMARKS_PLATFORM_URL`, `BENCHGEN_API_URL`,
+`BENCH_API_BASE_URL`), only those APIs, each against its deployment; else every
+registered API against its embedded mock. `benchwright-contract` checks
+Benchwright alone.
+
+Reports: one API writes `junit.xml` and `drift-report.md` in the report
+directory; several write them under `<report-dir>/<api>/`, plus a combined
+`drift-report.md`. Exit status: 0 when every target agrees with its spec and
+reference, 1 on drift, 2 on a usage or setup error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from contracts.apis import CONTRACT_APIS, contract
+
+ROOT = Path(__file__).resolve().parents[2]
+OPTION_ENV = {
+    "allow_spend": "ALLOW_SPEND",
+    "allow_destructive": "ALLOW_DESTRUCTIVE",
+    "allow_writes": "ALLOW_WRITES",
+}
+
+
+def _parser(prog: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--api", action="append", help=f"an API to check (repeatable): {', '.join(CONTRACT_APIS)}, or module:attribute"
+    )
+    parser.add_argument(
+        "--profile",
+        choices=["quick", "full"],
+        default=os.environ.get("HARNESS_CONTRACT_PROFILE") or os.environ.get("BW_CONTRACT_PROFILE", "quick"),
+        help="quick: derandomized, under a minute per API against the mock; full: deeper, for nightly runs",
+    )
+    parser.add_argument("--plan", action="store_true", help="list what would be called, without calling anything")
+    parser.add_argument(
+        "--allow-spend", action="store_true", help="against a live target, also run operations that spend money"
+    )
+    parser.add_argument(
+        "--allow-destructive", action="store_true", help="against a live target, also run operations that destroy data"
+    )
+    parser.add_argument(
+        "--allow-writes", action="store_true", help="against a live target, also run writes that change existing state"
+    )
+    parser.add_argument("--max-requests", type=int, help="request budget per API (live default 2000)")
+    parser.add_argument("--seed", type=int, help="a hypothesis seed (runs non-derandomized with that seed)")
+    parser.add_argument("--report-dir", default="reports")
+    parser.add_argument("-k", dest="keyword", help="only checks matching this pytest -k expression")
+    return parser
+
+
+def selected(args: argparse.Namespace) -> list[str]:
+    if args.api:
+        return list(dict.fromkeys(args.api))
+    live = [name for name in CONTRACT_APIS if os.environ.get(contract(name).url_env)]
+    return live or list(CONTRACT_APIS)
+
+
+def _environment(args: argparse.Namespace, name: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env["HARNESS_CONTRACT_API"] = name
+    env["HARNESS_CONTRACT_PROFILE"] = env["BW_CONTRACT_PROFILE"] = args.profile
+    for option, suffix in OPTION_ENV.items():
+        if getattr(args, option):
+            env[f"HARNESS_CONTRACT_{suffix}"] = env[f"BW_CONTRACT_{suffix}"] = "1"
+    if args.max_requests is not None:
+        env["HARNESS_CONTRACT_MAX_REQUESTS"] = env["BW_CONTRACT_MAX_REQUESTS"] = str(args.max_requests)
+    if args.seed is not None:
+        env["HARNESS_CONTRACT_SEED"] = env["BW_CONTRACT_SEED"] = str(args.seed)
+    env.update(contract(name).extra_env)
+    return env
+
+
+def run_one(args: argparse.Namespace, name: str, report_dir: Path) -> int:
+    """One API's suite, in-process (the caller runs each API in its own process)."""
+    import pytest
+
+    from contracts.runner import claims, report
+
+    spec = contract(name)
+    claims.register(spec.claim_list())
+    report.REDACTIONS.extend(spec.redactions)
+    os.environ.update(_environment(args, name))
+    from contracts.runner import profiles
+
+    profiles.load()
+    report_dir.mkdir(parents=True, exist_ok=True)
+    pytest_args = [
+        str(spec.suite),
+        *([str(Path(__file__).parent / "suite")] if spec.conformance else []),
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--junitxml",
+        str(report_dir / "junit.xml"),
+        "-o",
+        "junit_family=xunit2",
+        "--rootdir",
+        str(ROOT),
+        "-W",
+        "ignore::DeprecationWarning",
+    ]
+    if args.seed is not None:
+        pytest_args += ["--hypothesis-seed", str(args.seed)]
+    if args.keyword:
+        pytest_args += ["-k", args.keyword]
+    url = os.environ.get(spec.url_env)
+    drift = report.DriftReport(report_dir / "drift-report.md", f"{name}: {url or 'embedded mock'}")
+    code = pytest.main(pytest_args, plugins=[drift])
+    print(f"\n[{name}] Drift report: {report_dir / 'drift-report.md'}   JUnit: {report_dir / 'junit.xml'}")
+    return 0 if code == 0 else 1 if code == 1 else 2
+
+
+def main(argv: list[str] | None = None, prog: str = "harness-contract", default_api: str | None = None) -> int:
+    args = _parser(prog).parse_args(argv)
+    if default_api and not args.api:
+        args.api = [default_api]
+    names = selected(args)
+    if args.plan:
+        for name in names:
+            spec = contract(name)
+            print(spec.plan(args) if spec.plan else f"{name}: no plan mode")
+        return 0
+    report_dir = Path(args.report_dir)
+    if len(names) == 1:
+        return run_one(args, names[0], report_dir)
+    codes: dict[str, int] = {}
+    for name in names:
+        command = [sys.executable, "-m", "contracts.runner.cli", "--api", name, "--report-dir", str(report_dir / name)]
+        command += _passthrough(argv if argv is not None else sys.argv[1:])
+        codes[name] = subprocess.call(command, cwd=ROOT)
+    _combine(report_dir, names, codes)
+    return max(codes.values(), default=0)
+
+
+def _passthrough(argv: list[str]) -> list[str]:
+    """The options of this invocation, minus `--api` and `--report-dir` (set per API)."""
+    out: list[str] = []
+    skip = False
+    for index, item in enumerate(argv):
+        if skip:
+            skip = False
+            continue
+        if item in ("--api", "--report-dir"):
+            skip = index + 1 < len(argv)
+            continue
+        if item.startswith(("--api=", "--report-dir=")):
+            continue
+        out.append(item)
+    return out
+
+
+def _combine(report_dir: Path, names: list[str], codes: dict[str, int]) -> None:
+    verdict = {0: "no drift", 1: "DRIFT", 2: "setup error"}
+    lines = ["# Contract drift report: every API", "", "| API | result | report |", "|---|---|---|"]
+    lines += [
+        f"| {n} | {verdict.get(codes[n], codes[n])} | [{n}/drift-report.md]({n}/drift-report.md) |" for n in names
+    ]
+    lines.append("")
+    for name in names:
+        path = report_dir / name / "drift-report.md"
+        if path.exists():
+            lines += [
+                path.read_text(encoding="utf-8").replace("# Contract drift report", "## Contract drift report"),
+                "",
+            ]
+    report_dir.mkdir(parents=True, exist_ok=True)
+    (report_dir / "drift-report.md").write_text("\n".join(lines), encoding="utf-8")
+    print(f"\nCombined drift report: {report_dir / 'drift-report.md'}")
+
+
+def benchwright_main() -> int:
+    return main(prog="benchwright-contract", default_api="benchwright")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

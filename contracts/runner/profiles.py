@@ -1,0 +1,44 @@
+"""The hypothesis profiles every suite runs under.
+
+`quick` (CI and `make contract`): derandomized, few examples, so a run is fast
+and the same every time. `full` (nightly, `--profile full`): more examples and
+longer state machines. `--seed N` turns derandomization off and fixes the seed,
+so a random run can be reproduced."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "quick",
+    max_examples=6,
+    stateful_step_count=8,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+    print_blob=False,
+)
+settings.register_profile(
+    "full",
+    max_examples=60,
+    stateful_step_count=25,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+    print_blob=True,
+)
+
+
+def load() -> str:
+    name = os.environ.get("HARNESS_CONTRACT_PROFILE") or os.environ.get("BW_CONTRACT_PROFILE", "quick")
+    if os.environ.get("HARNESS_CONTRACT_SEED") or os.environ.get("BW_CONTRACT_SEED"):
+        settings.register_profile(f"{name}-seeded", settings.get_profile(name), derandomize=False)
+        name = f"{name}-seeded"
+    settings.load_profile(name)
+    return name
+
+
+PROFILE = load()

@@ -1,0 +1,159 @@
+"""The drift report: a pytest plugin that turns failures into findings grouped by
+operation and by reference claim, each with a curl line that reproduces it
+(credentials redacted), written as Markdown beside the JUnit XML."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from contracts.runner.claims import SCHEMATHESIS, Drift, claim_of
+
+# Requests sent per operation by the schemathesis checks (stateless and stateful).
+CASES: Counter[str] = Counter()
+
+
+@dataclass
+class Finding:
+    claim: str
+    operation: str
+    detail: str
+    curl: str
+    test: str
+
+
+# Credentials never reach a report: header values, cookies, and any pattern an
+# API adds (its token formats), replaced by the variable a reader would use.
+REDACTIONS: list[tuple[str, str]] = [
+    (r"(Authorization: )(Bearer |Token |Basic )?[^'\"\s]+", r"\1\2[redacted]"),
+    (r"((?:X-Api-Key|X-API-Key|Api-Key|Cookie): )[^'\"]+", r"\1[redacted]"),
+]
+
+
+def _redact(text: str) -> str:
+    for pattern, replacement in REDACTIONS:
+        text = re.sub(pattern, replacement, text, flags=re.I)
+    return text
+
+
+def _schemathesis_findings(exc: BaseException, test: str) -> list[Finding]:
+    try:
+        from schemathesis.core.failures import Failure, FailureGroup
+    except ImportError:  # pragma: no cover
+        return []
+    failures: list[BaseException] = list(exc.exceptions) if isinstance(exc, FailureGroup) else [exc]
+    text = str(exc)
+    curl = next(iter(re.findall(r"^\s*(curl .+)$", text, flags=re.M)), "")
+    out = []
+    for failure in failures:
+        if not isinstance(failure, Failure):
+            continue
+        inner = getattr(failure, "exception", None)
+        if isinstance(inner, Drift):
+            out.append(Finding(inner.claim.id, inner.operation, inner.detail, _redact(curl), test))
+            continue
+        claim = next((SCHEMATHESIS[c] for c in getattr(failure, "checks", ()) if c in SCHEMATHESIS), "spec.other")
+        detail = f"{failure.code} {failure.title}: {(failure.message or '').strip()}"
+        out.append(Finding(claim, failure.operation, detail[:1500], _redact(curl), test))
+    return out
+
+
+def _is_schemathesis_group(exc: BaseException) -> bool:
+    try:
+        from schemathesis.core.failures import FailureGroup
+    except ImportError:  # pragma: no cover
+        return False
+    return isinstance(exc, FailureGroup)
+
+
+class DriftReport:
+    def __init__(self, path: Path, target: str) -> None:
+        self.path = path
+        self.target = target
+        self.findings: list[Finding] = []
+        self.skipped: list[tuple[str, str]] = []
+        self.passed = 0
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        report = outcome.get_result()
+        if report.when == "call" and report.passed:
+            self.passed += 1
+        if report.skipped and call.excinfo is not None:
+            self.skipped.append((item.nodeid, str(call.excinfo.value)[:300]))
+        if not report.failed or call.excinfo is None:
+            return
+        exc = call.excinfo.value
+        found = self.collect(exc, item.nodeid)
+        if not found:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            found = [Finding("spec.other", item.nodeid, f"{type(exc).__name__}: {first[:500]}", "", item.nodeid)]
+        self.findings.extend(found)
+
+    def collect(self, exc: BaseException, test: str) -> list[Finding]:
+        if isinstance(exc, Drift):
+            return [Finding(exc.claim.id, exc.operation, exc.detail, _redact(exc.curl), test)]
+        if _is_schemathesis_group(exc):
+            return _schemathesis_findings(exc, test)
+        if isinstance(exc, BaseExceptionGroup):
+            return [f for sub in exc.exceptions for f in self.collect(sub, test)]
+        return _schemathesis_findings(exc, test)
+
+    def pytest_sessionfinish(self, session, exitstatus):
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text(self.render(), encoding="utf-8")
+
+    def render(self) -> str:
+        lines = [f"# Contract drift report: {self.target}", ""]
+        if not self.findings:
+            lines += [f"No drift: {self.passed} checks passed.", ""]
+        else:
+            lines += [
+                f"**{len(self.findings)} finding(s)** across "
+                f"{len({f.claim for f in self.findings})} claim(s); {self.passed} checks passed.",
+                "",
+            ]
+            lines += ["## By reference claim", ""]
+            by_claim: dict[str, list[Finding]] = defaultdict(list)
+            for finding in self.findings:
+                by_claim[finding.claim].append(finding)
+            for claim_id, findings in sorted(by_claim.items()):
+                claim = claim_of(claim_id)
+                lines += [f"### {claim.section} {claim.text} (`{claim_id}`)", ""]
+                for finding in findings:
+                    lines.append(
+                        f"- **{finding.operation}**: {finding.detail.splitlines()[0] if finding.detail else ''}"
+                    )
+                    if finding.curl:
+                        lines += ["", "  ```", f"  {finding.curl}", "  ```"]
+                lines.append("")
+            lines += ["## By operation", ""]
+            by_op: dict[str, set[str]] = defaultdict(set)
+            for finding in self.findings:
+                by_op[finding.operation].add(f"{claim_of(finding.claim).section} `{finding.claim}`")
+            lines += ["| operation | claims |", "|---|---|"]
+            lines += [f"| {op} | {', '.join(sorted(claims))} |" for op, claims in sorted(by_op.items())]
+            lines.append("")
+        if CASES:
+            counts = sorted(CASES.values())
+            lines += [
+                "## Coverage",
+                "",
+                f"{sum(counts)} schemathesis cases over {len(counts)} operations "
+                f"(per operation: min {counts[0]}, median {counts[len(counts) // 2]}, max {counts[-1]}).",
+                "",
+                "| operation | cases |",
+                "|---|---:|",
+            ]
+            lines += [f"| {label} | {count} |" for label, count in sorted(CASES.items())]
+            lines.append("")
+        if self.skipped:
+            lines += ["## Not checked here", ""]
+            lines += [f"- `{test}`: {reason}" for test, reason in self.skipped]
+            lines.append("")
+        return "\n".join(lines)

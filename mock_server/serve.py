@@ -1,0 +1,85 @@
+"""`python -m mock_server.serve` (`make serve`): every registered API's mock, each on its own port.
+
+Benchwright on 4010, benchsdk on 4011, BenchGen on 4012, Bench on 4013 (each
+profile's `port`), in one process and one event loop, each printing its base
+URL and a ready credential as `export` lines. `--api NAME` serves one (as
+`python -m mock_server --api NAME` does); `--port` moves a single API.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import sys
+
+from .apis import APIS, profile
+
+
+def _config(chosen, args):
+    return chosen.config(
+        **{
+            **chosen.serve_options,
+            "control": not args.no_control,
+            "clock_scale": args.clock_scale,
+            "cors": not args.no_cors,
+        }
+    )
+
+
+def banner(api, host: str, port: int, control: bool) -> list[str]:
+    chosen = api.profile
+    base = f"http://{host}:{port}"
+    lines = [f"{chosen.title} mock listening on {base}"]
+    if chosen.url_env:
+        lines.append(f"  export {chosen.url_env}={base}")
+    for name, value in (chosen.ready_credentials(api) if chosen.ready_credentials else {}).items():
+        lines.append(f"  export {name}={value}")
+    if control:
+        lines.append(f"  control surface: {base}/__mock (see README)")
+    return lines
+
+
+async def _serve_all(apps: list[tuple[object, int]], host: str, log_level: str) -> None:
+    import uvicorn
+
+    servers = [
+        uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False))
+        for app, port in apps
+    ]
+    await asyncio.gather(*(server.serve() for server in servers))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m mock_server.serve", description=__doc__)
+    parser.add_argument("--api", action="append", choices=sorted(APIS), help="serve only this API (repeatable)")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=None, help="with one --api: its port")
+    parser.add_argument("--clock-scale", type=float, default=1.0)
+    parser.add_argument("--no-control", action="store_true")
+    parser.add_argument("--no-cors", action="store_true")
+    parser.add_argument("--log-level", default="warning")
+    args = parser.parse_args(argv)
+    names = args.api or list(APIS)
+    if args.port is not None and len(names) != 1:
+        parser.error("--port needs exactly one --api")
+
+    from .app import build_app
+    from .engine.api import Api
+
+    apps = []
+    for name in names:
+        chosen = profile(name)
+        api = Api(chosen, _config(chosen, args))
+        port = args.port or chosen.port
+        print("\n".join(banner(api, args.host, port, not args.no_control)), flush=True)
+        apps.append((build_app(api), port))
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 50, 100)
+    asyncio.run(_serve_all(apps, args.host, args.log_level))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

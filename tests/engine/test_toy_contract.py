@@ -1,0 +1,39 @@
+"""The contract runner checks the toy API (stateless + links + its one semantic check)
+with no runner change, and names drift in it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+TOY = "tests.engine.toy.contract:CONTRACT"
+
+
+def run(tmp_path: Path, api: str = TOY) -> tuple[int, str, str]:
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "HARNESS_", "TOY_"))}
+    proc = subprocess.run(
+        [sys.executable, "-m", "contracts.runner.cli", "--api", api, "--report-dir", str(tmp_path)],
+        cwd=ROOT,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    report = (tmp_path / "drift-report.md").read_text() if (tmp_path / "drift-report.md").exists() else ""
+    return proc.returncode, report, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+
+def test_the_runner_checks_the_toy_api_green(tmp_path):
+    code, report, output = run(tmp_path)
+    assert code == 0, output
+    assert "No drift" in report and "POST /widgets/" in report  # the cases-per-operation table
+
+
+def test_the_runner_names_drift_in_the_toy_api(tmp_path):
+    """A drifted toy (an undocumented error code) fails under the generic `spec.errors` claim."""
+    code, report, output = run(tmp_path, "tests.engine.toy.drifted:CONTRACT")
+    assert code == 1, output
+    assert "spec.errors" in report
