@@ -40,12 +40,20 @@ lint: install
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 
+# the APIs a target works on: API=NAME, else every registered one (read after install)
+LIST_APIS = $(if $(API),echo $(API),$(BIN)/python -c 'from mock_server.apis import APIS; print(*APIS)')
+
+# build/<api>.json per API (build/openapi.json: Benchwright's, as before)
 spec-bundle: install
 	$(BIN)/python -m mock_server.bundle --api benchwright --out build/openapi.json
+	for api in $$($(LIST_APIS)); do $(BIN)/python -m mock_server.bundle --api $$api --out build/$$api.json || exit 1; done
 
+# each bundle through openapi-spec-validator and Redocly (spec/<api>/redocly.yaml if the API has its own rules)
 spec-check: spec-bundle $(REDOCLY)
-	$(BIN)/openapi-spec-validator build/openapi.json
-	$(REDOCLY) lint --config redocly.yaml build/openapi.json
+	for api in $$($(LIST_APIS)); do \
+	  config=redocly.yaml; [ -f spec/$$api/redocly.yaml ] && config=spec/$$api/redocly.yaml; \
+	  $(BIN)/openapi-spec-validator build/$$api.json && $(REDOCLY) lint --config $$config build/$$api.json || exit 1; \
+	done
 
 bench: install
 	@command -v wrk >/dev/null || { echo "make bench needs wrk (Debian: apt-get install wrk)" >&2; exit 2; }

@@ -11,6 +11,8 @@ from contracts.runner.api import ContractApi
 
 CONTRACT_APIS: dict[str, str] = {
     "benchwright": "contracts.benchwright",
+    "benchsdk": "contracts.benchsdk",
+    "benchgen": "contracts.benchgen",
 }
 
 

@@ -188,7 +188,7 @@ def measure(seconds: int, connections: int) -> list[dict[str, object]]:
 
 def measure_prism(seconds: int, connections: int) -> list[dict[str, object]]:
     bundle = ROOT / "build" / "openapi.json"
-    subprocess.run([sys.executable, "-m", "mock_server.spec", "--out", str(bundle)], check=True, cwd=ROOT)
+    subprocess.run([sys.executable, "-m", "mock_server.bundle", "--out", str(bundle)], check=True, cwd=ROOT)
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     try:

@@ -1,9 +1,9 @@
-"""The conventions of `contracts.conventions` as a schemathesis check, so they run
-on every response schemathesis sees (stateless and stateful)."""
+"""The conventions of `contracts.benchwright.conventions` as a schemathesis check, run on
+every response schemathesis sees (stateless and stateful). It is passed to each
+`validate_response` as an additional check and not registered globally: a
+registered check runs on every validation as well, so it ran twice per response."""
 
 from __future__ import annotations
-
-import schemathesis
 
 from contracts.benchwright.claims import Drift
 from contracts.benchwright.conventions import response_findings
@@ -33,7 +33,6 @@ def _authenticated(response) -> bool | None:
     return None if response.status_code == 401 else True
 
 
-@schemathesis.check
 def benchwright_conventions(ctx, response, case):
     """§1, §3.2, §3.3, §3.8, §3.9, §13 on every response."""
     operation = _BY_LABEL.get(case.operation.label)

@@ -90,7 +90,7 @@ class Session:
             self.server = None
 
 
-_CURRENT: Session | None = None
+_SESSIONS: dict[str, Session] = {}
 
 
 def _embedded(api: str) -> tuple[str, dict[str, str], Any]:
@@ -103,19 +103,22 @@ def _embedded(api: str) -> tuple[str, dict[str, str], Any]:
     return server.url, env, server
 
 
-def current() -> Session:
-    """The run's target (started once per process)."""
-    global _CURRENT
-    if _CURRENT is not None:
-        return _CURRENT
+def current(api: str | None = None) -> Session:
+    """The run's target (started once per process and API). `api` names the API when a suite
+    runs under plain pytest rather than the runner (which sets `HARNESS_CONTRACT_API`)."""
     from contracts.apis import contract
 
-    name = os.environ.get("HARNESS_CONTRACT_API", "")
+    name = os.environ.get("HARNESS_CONTRACT_API") or api or ""
+    if name in _SESSIONS:
+        return _SESSIONS[name]
     spec = contract(name)
     url = (os.environ.get(spec.url_env) or "").rstrip("/")
     budget = os.environ.get("HARNESS_CONTRACT_MAX_REQUESTS")
     if url:
-        env = {key: os.environ[key] for key in spec.credential_envs if os.environ.get(key)}
+        missing = [key for key in spec.credential_envs if not os.environ.get(key)]
+        if missing:
+            raise SystemExit(f"{spec.url_env} is set: {', '.join(missing)} must be set too")
+        env = {key: os.environ[key] for key in spec.credential_envs}
         embedded = has_control_surface(url)
         server = None
     else:
@@ -129,5 +132,5 @@ def current() -> Session:
         allow_destructive=flag("HARNESS_CONTRACT_ALLOW_DESTRUCTIVE"),
         max_requests=int(budget) if budget else (LIVE_DEFAULT_BUDGET if live else None),
     )
-    _CURRENT = Session(name, url, live, embedded, env, policy, server)
-    return _CURRENT
+    _SESSIONS[name] = Session(name, url, live, embedded, env, policy, server)
+    return _SESSIONS[name]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ..engine.spec import METHODS, MUTATING
+from ..engine.spec import METHODS, MUTATING, shadowed
 
 _REASONS = {
     "400": "Bad request",
@@ -22,6 +22,7 @@ _REASONS = {
     "403": "Forbidden",
     "404": "Not found",
     "409": "Conflict",
+    "405": "Method not allowed",
     "412": "Precondition failed",
     "413": "Payload too large",
     "415": "Unsupported media type",
@@ -142,15 +143,18 @@ def expand(doc: dict[str, Any]) -> dict[str, Any]:
     doc = copy.deepcopy(doc)
     _int64(doc["paths"])
     _int64(doc["components"])
+    shadows = shadowed(doc)
     params = doc["components"].get("parameters", {})
     _REF_PARAM_IN.clear()
     for name, param in params.items():
         _REF_PARAM_IN[f"#/components/parameters/{name}"] = param.get("in")
-    for path_item in doc["paths"].values():
+    for path, path_item in doc["paths"].items():
         for method in METHODS:
             operation = path_item.get(method)
             if operation is None:
                 continue
+            if (method, path) in shadows:
+                operation.setdefault("x-errors", {}).setdefault("405", ["method_not_allowed"])
             _expand_operation(method, path_item, operation)
     return doc
 

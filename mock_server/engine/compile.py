@@ -66,7 +66,11 @@ class Compiler:
         self.registry = jsonschema_rs.Registry([(SPEC_URI, _absolutize(doc))])
 
     def validator(self, schema: dict[str, Any]) -> Any:
-        return jsonschema_rs.validator_for(_absolutize(schema), registry=self.registry, validate_formats=True)
+        """Messages name the place and the rule, never the submitted value (`mask`): a 400
+        must not echo a token or a password a client put in the wrong field."""
+        return jsonschema_rs.validator_for(
+            _absolutize(schema), registry=self.registry, validate_formats=True, mask="the value"
+        )
 
 
 def _first_type(schema: dict[str, Any]) -> str:

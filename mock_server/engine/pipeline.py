@@ -16,6 +16,7 @@ import asyncio
 import os
 import traceback
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 import orjson
 from starlette.requests import Request
@@ -62,6 +63,15 @@ class Pipeline:
         self.replay_marker = profile.idempotency.replay_marker if profile.idempotency else ""
         self.replayed_headers = profile.idempotency.replayed_headers if profile.idempotency else frozenset()
 
+    def _route(self, scope: Any, method: str, path: str) -> tuple[Operation | None, dict[str, str], list[str]]:
+        """Match the decoded path, except when a segment carries an encoded slash (`%2F`):
+        then match the raw path and decode each parameter, so `a%2Fb` is one value."""
+        raw = scope.get("raw_path") or b""
+        if b"%2f" not in raw.lower():
+            return self.router.match(method, path)
+        op, params, allowed = self.router.match(method, raw.decode("latin-1").split("?", 1)[0])
+        return op, {name: unquote(value) for name, value in params.items()}, allowed
+
     def new_request_id(self) -> str:
         return self.request_id_prefix + os.urandom(10).hex()
 
@@ -73,7 +83,7 @@ class Pipeline:
         request_id = self.new_request_id()
         method = request.method
         path = request.scope["path"]
-        op, path_params, allowed = self.router.match(method, path)
+        op, path_params, allowed = self._route(request.scope, method, path)
         headers = dict(self.standard)
         if self.request_id_header is not None:
             headers[self.request_id_header] = request_id.encode()
@@ -180,7 +190,9 @@ class Pipeline:
                 continue
             value = param.coerce(raw)
             validate_value(param, value)
-            values[param.name] = clamp(value, param.clamp)
+            values[param.name] = value = clamp(value, param.clamp)
+            if param.location == "path":
+                path_params[param.name] = value  # handlers read typed path parameters
         return values, raw_query
 
 

@@ -107,6 +107,32 @@ def path_regex(template: str, params: dict[str, dict[str, Any]] | None = None) -
     return re.compile("^" + "".join(out) + "$")
 
 
+def _whole_parameter(segment: str) -> bool:
+    return segment.startswith("{") and segment.endswith("}") and segment.count("{") == 1
+
+
+def shadowed(doc: dict[str, Any]) -> set[tuple[str, str]]:
+    """(method, template) of operations a literal sibling path can shadow: `DELETE
+    /v1/host-policy/{id}` with `id=default` reaches `/v1/host-policy/default`, which has no
+    DELETE, so the router answers `405 method_not_allowed` (the most literal template decides).
+    Profiles document that 405 on exactly these operations."""
+    templates = {path: {m for m in METHODS if m in item} for path, item in doc["paths"].items()}
+    split = {path: path.split("/") for path in templates}
+    found: set[tuple[str, str]] = set()
+    for path, methods in templates.items():
+        parts = split[path]
+        if "{" not in path:
+            continue
+        for other, other_methods in templates.items():
+            theirs = split[other]
+            if other == path or len(theirs) != len(parts):
+                continue
+            covers = all(a == b or (_whole_parameter(a) and "{" not in b) for a, b in zip(parts, theirs, strict=True))
+            if covers:
+                found.update((method, path) for method in methods - other_methods)
+    return found
+
+
 def write_bundle(bundle: dict[str, Any], out: Path | None) -> None:
     text = json.dumps(bundle, indent=2, ensure_ascii=False)
     if out is None:

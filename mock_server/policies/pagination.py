@@ -18,13 +18,20 @@ from mock_server.policies.problems import invalid
 
 
 def clamp(value: Any, rule: dict[str, Any] | None) -> Any:
+    """`x-clamp: {default, max | maximum, min | minimum}`: absent means the default, out of
+    range means the nearest bound (silently: a documented clamp is not a rejection)."""
     if rule is None:
         return value
     if value is None:
         return rule.get("default")
-    high = rule.get("max")
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return value
+    high = rule.get("max", rule.get("maximum"))
     if isinstance(high, int | float) and value > high:
         return high
+    low = rule.get("min", rule.get("minimum"))
+    if isinstance(low, int | float) and value < low:
+        return low
     return value
 
 

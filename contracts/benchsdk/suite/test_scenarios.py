@@ -1,0 +1,299 @@
+"""Fixed scenarios of the claims the state machine explores at random, so that each is checked on
+every run, whatever the hypothesis profile (research A.4). Each writes only under a benchmark slug
+of its own (`contract-…`)."""
+
+from __future__ import annotations
+
+import gzip
+import threading
+import uuid
+
+import pytest
+
+from .._runner import Drift
+from ._client import LIMITS, TIMING, Platform, enc
+
+
+def new_slug() -> str:
+    return f"contract-{uuid.uuid4().hex[:12]}"
+
+
+def claimed(p: Platform, tasks: int = 3, participants=("e2b",)) -> tuple[str, str, dict]:
+    slug = new_slug()
+    p.call("PUT", f"/benchmarks/{slug}", {"name": "Contract scenario"}, claim="A-24")
+    run = p.json(
+        "POST",
+        f"/benchmarks/{slug}/runs",
+        {"totalTasks": tasks * len(participants), "participants": list(participants)},
+        expect=201,
+        claim="A-34",
+    )
+    run_id = run["run"]["id"]
+    p.call(
+        "POST",
+        f"/benchmarks/{slug}/runs/{enc(run_id)}/participants/{participants[0]}/workers",
+        {"workerCount": 1, "targetConcurrency": tasks},
+        claim="A-39",
+    )
+    a = p.json(
+        "POST",
+        f"/benchmarks/{slug}/runs/{enc(run_id)}/participants/{participants[0]}/workers/claim",
+        {"processKind": "process", "processKey": "contract"},
+        claim="A-41",
+    )["assignment"]
+    if a is None:
+        raise Drift("A-41", "claimWorker", "a pending worker was not handed out")
+    return slug, run_id, a
+
+
+def wpath(slug: str, run_id: str, a: dict) -> str:
+    return f"/benchmarks/{slug}/runs/{enc(run_id)}/workers/{enc(a['workerId'])}"
+
+
+def records(n: int, steps: int = 1, start: int = 0) -> list[dict]:
+    return [
+        {
+            "taskIndex": start + i,
+            "status": "success",
+            "latencyMs": 10 + i,
+            "steps": [{"name": f"s{k}", "status": "success"} for k in range(steps)],
+        }
+        for i in range(n)
+    ]
+
+
+def test_run_key_siblings_converge(platform):
+    """A-11, A-12, A-13: racing creates with one key make one run; another benchmark makes another."""
+    slug, other = new_slug(), new_slug()
+    for s in (slug, other):
+        platform.call("PUT", f"/benchmarks/{s}", {"name": "Contract siblings"}, claim="A-24")
+    key = f"contract-{uuid.uuid4().hex}"
+    ids: list[str] = []
+
+    def sibling():
+        ids.append(
+            platform.json(
+                "POST", f"/benchmarks/{slug}/runs", {"runKey": key, "workerCount": 1}, expect=(200, 201), claim="A-12"
+            )["run"]["id"]
+        )
+
+    threads = [threading.Thread(target=sibling) for _ in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    if len(ids) != 8 or len(set(ids)) != 1:
+        raise Drift("A-12", "createRun", f"8 racing creates gave {len(set(ids))} runs")
+    elsewhere = platform.json("POST", f"/benchmarks/{other}/runs", {"runKey": key}, expect=201, claim="A-13")
+    if elsewhere["run"]["id"] == ids[0]:
+        raise Drift("A-13", "createRun", "the same runKey under another benchmark gave the same run")
+    for name, total in (("e2b", 4), ("modal", 2), ("e2b", 3)):
+        platform.call(
+            "PUT", f"/benchmarks/{slug}/runs/{enc(ids[0])}/participants/{name}", {"totalTasks": total}, claim="A-37"
+        )
+    run = platform.json("GET", f"/benchmarks/{slug}/runs/{enc(ids[0])}")["run"]
+    if run["totalTasks"] != 5:
+        raise Drift("A-30", "getRun", f"a participant-sized run registered 3 + 2 has totalTasks {run['totalTasks']}")
+
+
+def test_claim_exhaustion_and_disjoint_ranges(platform):
+    """A-39, A-42, A-43: k workers, k + 1 claims; the last is {assignment: null}."""
+    slug = new_slug()
+    platform.call("PUT", f"/benchmarks/{slug}", {"name": "Contract claims"})
+    run_id = platform.json("POST", f"/benchmarks/{slug}/runs", {"totalTasks": 6, "participants": ["e2b"]}, expect=201)[
+        "run"
+    ]["id"]
+    base = f"/benchmarks/{slug}/runs/{enc(run_id)}/participants/e2b/workers"
+    platform.call("POST", base, {"workerCount": 3, "targetConcurrency": 2}, claim="A-39")
+    got = [
+        platform.json("POST", base + "/claim", {"processKind": "process", "processKey": f"p{i}"}, claim="A-41")[
+            "assignment"
+        ]
+        for i in range(4)
+    ]
+    if got[3] is not None or any(a is None for a in got[:3]):
+        raise Drift("A-42", "claimWorker", f"3 workers, 4 claims answered {[a is not None for a in got]}")
+    covered = sorted(i for a in got[:3] for i in range(a["taskRange"]["start"], a["taskRange"]["end"] + 1))
+    if covered != list(range(6)):
+        raise Drift("A-43", "claimWorker", f"the ranges cover {covered}, not 0..5 once each")
+
+
+def test_sequencing_duplicates_regressions_gaps_final(platform):
+    """A-16, A-51, A-52 (P-sequence)."""
+    slug, run_id, a = claimed(platform)
+    path = wpath(slug, run_id, a) + "/events"
+
+    def send(seq, final=False, **kw):
+        body = {
+            "type": "task_results",
+            "attemptId": a["attemptId"],
+            "sequenceNumber": seq,
+            "isFinal": final,
+            "records": records(1, start=seq % 3),
+        }
+        return platform.call("POST", path, body, **kw)
+
+    first = send(0, claim="A-50").json()
+    again = send(0, claim="A-16").json()
+    if again["duplicate"] is not True or first["duplicate"] is not False:
+        raise Drift("A-16", "postWorkerEvents", f"a resent batch answered duplicate={again['duplicate']}")
+    send(4, claim="P-sequence")
+    send(2, expect=409, claim="P-sequence", code="sequence_regression")
+    send(5, final=True, claim="A-52")
+    send(6, expect=409, claim="P-sequence", code="attempt_finalized")
+    items = platform.json("GET", f"/benchmarks/{slug}/runs/{enc(run_id)}/results/imports", claim="A-100")["items"]
+    if sorted(i["sequenceNumber"] for i in items) != [0, 4, 5]:
+        raise Drift("A-16", "getRunImports", f"batches {[i['sequenceNumber'] for i in items]}, sent 0, 4, 5")
+    platform.call("POST", wpath(slug, run_id, a) + "/complete", {"attemptId": a["attemptId"]}, claim="A-69")
+
+
+def test_complete_without_a_final_batch(platform):
+    """A.3-14: the client's flush loop may never send isFinal: completing is still accepted."""
+    slug, run_id, a = claimed(platform)
+    platform.call(
+        "POST",
+        wpath(slug, run_id, a) + "/events",
+        {
+            "type": "task_results",
+            "attemptId": a["attemptId"],
+            "sequenceNumber": 0,
+            "records": records(3),
+        },
+        claim="A-50",
+    )
+    platform.call("POST", wpath(slug, run_id, a) + "/complete", {"attemptId": a["attemptId"]}, claim="A-70")
+
+
+@pytest.mark.parametrize("which", ["records", "steps", "samples", "repeated-step"])
+def test_limits_at_and_past_the_bound(platform, which):
+    """A-08, A-09, A-10: at the bound accepted, past it refused naming the limit."""
+    slug, run_id, a = claimed(platform, tasks=2)
+    ev, hb = LIMITS["events"], LIMITS["heartbeat"]
+    if which in ("records", "steps"):
+        at = records(ev["maxRecords"]) if which == "records" else records(1, steps=ev["maxStepsPerRecord"])
+        past = records(ev["maxRecords"] + 1) if which == "records" else records(1, steps=ev["maxStepsPerRecord"] + 1)
+        claim, code = ("A-08", "too_many_records") if which == "records" else ("A-09", "too_many_steps")
+        body = {"type": "task_results", "attemptId": a["attemptId"], "sequenceNumber": 0}
+        platform.call(
+            "POST", wpath(slug, run_id, a) + "/events", {**body, "records": past}, expect=400, claim=claim, code=code
+        )
+        platform.call("POST", wpath(slug, run_id, a) + "/events", {**body, "records": at}, claim=claim)
+        return
+    if which == "samples":
+        at = [{"step": f"s{i}", "active": 1, "target": 1} for i in range(hb["maxConcurrencySamples"])]
+        past = [*at, {"step": "one-more", "active": 1, "target": 1}]
+        code = "too_many_concurrency_samples"
+    else:
+        at = [{"step": "a", "active": 1, "target": 1}]
+        past = at * 2
+        code = "duplicate_concurrency_step"
+    path = wpath(slug, run_id, a) + "/heartbeat"
+    platform.call("POST", path, {"attemptId": a["attemptId"], "concurrency": past}, expect=400, claim="A-10", code=code)
+    platform.call("POST", path, {"attemptId": a["attemptId"], "concurrency": at}, claim="A-10")
+
+
+def test_lease_expiry_reclaim_and_fencing(platform, target):
+    """A-14, A-15, A-45 (P-lease): after the lease, a reclaim mints a new attempt; the old one is refused
+    by every worker mutation and changes nothing. Needs the mock's clock."""
+    if not target.embedded:
+        pytest.skip("moving time needs the mock's /__mock/clock; a live lease is not waited out")
+    slug, run_id, old = claimed(platform)
+    advance = platform.raw(
+        "POST", platform.base_url + "/__mock/clock", json={"advance_seconds": TIMING["leaseSeconds"]}
+    )
+    assert advance.status_code == 200
+    # past its lease the attempt is stale even before anyone reclaims the worker (P-lease)
+    platform.call(
+        "POST",
+        wpath(slug, run_id, old) + "/heartbeat",
+        {"attemptId": old["attemptId"]},
+        expect=409,
+        claim="P-lease",
+        code="stale_attempt",
+    )
+    new = platform.json(
+        "POST",
+        f"/benchmarks/{slug}/runs/{enc(run_id)}/participants/e2b/workers/claim",
+        {"processKind": "process", "processKey": "second"},
+        claim="A-45",
+    )["assignment"]
+    if (
+        new is None
+        or new["workerId"] != old["workerId"]
+        or new["attemptNumber"] != old["attemptNumber"] + 1
+        or new["attemptId"] == old["attemptId"]
+    ):
+        raise Drift("A-45", "claimWorker", f"after the lease, the reclaim answered {new}")
+    before = platform.json("GET", wpath(slug, run_id, old))["worker"]
+    for suffix, extra in (
+        ("/heartbeat", {"progressDone": 9}),
+        ("/events", {"type": "task_results", "sequenceNumber": 0, "records": records(1)}),
+        ("/artifacts", {"kind": "coordinator.log", "contentType": "text/plain", "name": "w.log"}),
+        ("/complete", {}),
+        ("/fail", {}),
+        ("/release", {}),
+    ):
+        platform.call(
+            "POST",
+            wpath(slug, run_id, old) + suffix,
+            {"attemptId": old["attemptId"], **extra},
+            expect=409,
+            claim="A-15",
+            code="stale_attempt",
+        )
+    if platform.json("GET", wpath(slug, run_id, old))["worker"] != before:
+        raise Drift("A-15", "getWorker", "refused mutations of a stale attempt changed the worker")
+
+
+def test_two_step_upload_round_trips_gzip(platform):
+    """A-61, A-64, A-90: presigned PUT (no bearer) and GET of exactly those bytes."""
+    slug, run_id, a = claimed(platform)
+    text = b"".join(b"contract line %d\n" % i for i in range(200))
+    for ctype, data in (("text/plain", text), ("application/gzip", gzip.compress(text, mtime=0))):
+        created = platform.json(
+            "POST",
+            wpath(slug, run_id, a) + "/artifacts",
+            {
+                "attemptId": a["attemptId"],
+                "kind": "coordinator.log",
+                "contentType": ctype,
+                "name": "worker.log",
+            },
+            claim="A-61",
+        )
+        put = platform.raw("PUT", created["uploadUrl"], content=data, headers={"Content-Type": ctype})
+        if put.status_code // 100 != 2:
+            raise Drift("A-61", "PUT uploadUrl", f"{put.status_code}: {put.text[:200]}")
+        detail = platform.json("GET", wpath(slug, run_id, a) + f"/artifacts/{enc(created['artifactId'])}", claim="A-90")
+        got = platform.raw("GET", detail["downloadUrl"])
+        if got.content != data or (ctype == "application/gzip" and gzip.decompress(got.content) != text):
+            raise Drift("A-90", "GET downloadUrl", "the download is not the uploaded body")
+        if detail["artifact"]["metadata"].get("sizeBytes") != len(data):
+            raise Drift("A-64", "getWorkerArtifact", "metadata.sizeBytes is not the body's length")
+
+
+def test_cross_benchmark_run_list_is_not_the_benchmark_runs(platform):
+    """A-83, routing: GET /benchmarks/runs lists runs, it is not the benchmark "runs"."""
+    slug, run_id, _ = claimed(platform)
+    listed = platform.json("GET", "/benchmarks/runs", params={"benchmarkSlug": slug}, claim="A-83")["items"]
+    if [r["id"] for r in listed] != [run_id]:
+        raise Drift("A-83", "listAllRuns", f"benchmarkSlug={slug} listed {[r['id'] for r in listed]}")
+
+
+def test_unfiltered_lists_unbounded_filtered_default_100(platform):
+    """A-95: 101 runs; unfiltered all of them, filtered 100 by default."""
+    slug = new_slug()
+    platform.call("PUT", f"/benchmarks/{slug}", {"name": "Contract listing"})
+    for _ in range(101):
+        platform.call("POST", f"/benchmarks/{slug}/runs", {"totalTasks": 1, "participants": ["e2b"]}, expect=201)
+    everything = platform.json("GET", f"/benchmarks/{slug}/runs", claim="A-95")["items"]
+    filtered = platform.json("GET", f"/benchmarks/{slug}/runs", params={"participant": "e2b"}, claim="A-95")["items"]
+    if (len(everything), len(filtered)) != (101, 100):
+        raise Drift("A-95", "listRuns", f"unfiltered {len(everything)}, filtered {len(filtered)} of 101")
+
+
+def test_no_token_is_refused(platform):
+    """A-02: every call authenticates."""
+    response = platform.http.get("/api/v1/benchmarks")
+    if response.status_code != 401:
+        raise Drift("A-02", "listBenchmarks", f"without a token: {response.status_code}")

@@ -1,0 +1,1 @@
+"""The benchsdk Benchmarks Platform API (`/api/v1`): what `bench run` reports to."""

@@ -1,0 +1,33 @@
+"""Fixtures of the benchsdk app-level tests: a fresh mock per test, a client speaking like
+@benchsdk/api, and a way to move the simulated clock."""
+
+from __future__ import annotations
+
+import pytest
+from starlette.testclient import TestClient
+
+from .client import Platform, make_app
+
+
+@pytest.fixture
+def app():
+    return make_app()
+
+
+@pytest.fixture
+def client(app):
+    return TestClient(app)
+
+
+@pytest.fixture
+def platform(client):
+    return Platform(client)
+
+
+@pytest.fixture
+def advance(client):
+    def move(seconds: float) -> None:
+        response = client.post("/__mock/clock", json={"advance_seconds": seconds})
+        assert response.status_code == 200, response.text
+
+    return move
