@@ -58,7 +58,7 @@ spec-check: spec-bundle $(REDOCLY)
 bench: install
 	@command -v wrk >/dev/null || { echo "make bench needs wrk (Debian: apt-get install wrk)" >&2; exit 2; }
 	@command -v npm >/dev/null && $(MAKE) --no-print-directory $(PRISM) || echo "no npm: Prism is left out of the comparison"
-	$(BIN)/python -m mock_server.bench --out reports/bench.md
+	$(BIN)/python -m mock_server.benchmark --out reports/bench.md
 
 $(PRISM):
 	npm install --no-save --no-audit --no-fund --prefix .tools @redocly/cli@$(REDOCLY_VERSION) @stoplight/prism-cli@$(PRISM_VERSION)

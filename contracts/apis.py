@@ -13,6 +13,7 @@ CONTRACT_APIS: dict[str, str] = {
     "benchwright": "contracts.benchwright",
     "benchsdk": "contracts.benchsdk",
     "benchgen": "contracts.benchgen",
+    "bench": "contracts.bench",
 }
 
 

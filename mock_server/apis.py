@@ -14,6 +14,7 @@ APIS: dict[str, str] = {
     "benchwright": "mock_server.benchwright.profile:PROFILE",
     "benchsdk": "mock_server.benchsdk.profile:PROFILE",
     "benchgen": "mock_server.benchgen.profile:PROFILE",
+    "bench": "mock_server.bench.profile:PROFILE",
 }
 
 DEFAULT_API = "benchwright"

@@ -11,7 +11,7 @@ own bundled spec is measured on GET /v1/runs/{id} too.
 Absolute numbers drift on shared machines; the ratios are the result. The server
 is pinned to CPU 0 and wrk to CPU 1 when `taskset` exists.
 
-    python -m mock_server.bench [--seconds 8] [--connections 16] [--out reports/bench.md]
+    python -m mock_server.benchmark [--seconds 8] [--connections 16] [--out reports/bench.md]
 """
 
 from __future__ import annotations
@@ -171,7 +171,7 @@ def measure(seconds: int, connections: int) -> list[dict[str, object]]:
             fh.write(samples[name])
         port = free_port()
         bare = Server(
-            uvicorn_cmd("mock_server.bench_bare:app", port),
+            uvicorn_cmd("mock_server.benchmark_bare:app", port),
             f"http://127.0.0.1:{port}/",
             env={"BENCH_BODY": fh.name, "BENCH_STATUS": str(status)},
         )
@@ -237,7 +237,7 @@ def report(rows: list[dict[str, object]], seconds: int, connections: int) -> str
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m mock_server.bench")
+    parser = argparse.ArgumentParser(prog="python -m mock_server.benchmark")
     parser.add_argument("--seconds", type=int, default=8)
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--out", default="reports/bench.md")

@@ -1,7 +1,7 @@
 """The bench's ceiling: a bare Starlette app answering a constant body.
 
 `BENCH_BODY` names a file holding the body (the same bytes the mock answered),
-`BENCH_STATUS` its status. Used only by `mock_server.bench`.
+`BENCH_STATUS` its status. Used only by `mock_server.benchmark`.
 """
 
 import os

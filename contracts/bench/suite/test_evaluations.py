@@ -1,0 +1,145 @@
+"""The evaluation lifecycle with allowance accounting (C-47–C-52, C-54, C-56). Evaluations spend: against a
+live target these run only with --allow-spend; the limit checks need the mock's control surface."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from .._runner import Drift
+from ..claims import BY_ID
+from .test_conventions import check
+
+PLAN_FIELDS = {"pricing_url", "upgrade_url", "billing_url", "payment_confirmation_required"}
+
+
+def allowance(bench, token="key") -> dict:
+    r = bench.call("evaluation_allowance", token=token)
+    check("evaluation_allowance", r)
+    return r.json()["allowance"]
+
+
+def wait_terminal(target, http, bench, run_id: int) -> dict:
+    """Poll get_evaluation (C-50): the mock's clock is advanced; a live target is polled for real."""
+    deadline = time.monotonic() + 900
+    while True:
+        r = bench.call("get_evaluation", path={"id": run_id})
+        check("get_evaluation", r)
+        run = r.json()["run"]
+        if run["status"] in ("completed", "failed", "canceled"):
+            return run
+        if target.embedded:
+            http.post("/__mock/clock", json={"advance_seconds": 30})
+        elif time.monotonic() > deadline:
+            raise Drift(BY_ID["C-50"], f"GET evaluation-runs/{run_id}", "not terminal after 15 minutes")
+        else:
+            time.sleep(10)
+
+
+@pytest.fixture
+def evaluable_system(bench, system_id):
+    comp = bench.call(
+        "register_prompts",
+        path={"id": system_id},
+        body={
+            "repo_full_name": "uploads",
+            "branch": "main",
+            "prompts": [{"name": "contract prompt", "path": "contract.txt", "line": 1, "content": "Say hi."}],
+        },
+    )
+    check("register_prompts", comp)
+    component_id = comp.json()["components"][0]["id"]
+    version = bench.call("get_system_context", path={"id": system_id}).json()["context"]["version"]
+    case = {
+        "id": "manual-library-eval",
+        "kind": "user",
+        "category": "examples_feedback",
+        "scope": "case",
+        "case_id": "manual-library-eval",
+        "text": json.dumps(
+            {"type": "case", "component_id": component_id, "enabled": True, "input": "hi", "expected": "hello"}
+        ),
+    }
+    check(
+        "put_context_source",
+        bench.call("put_context_source", path={"id": system_id}, body={"expected_version": version, "source": case}),
+    )
+    return system_id, version + 1
+
+
+def test_evaluation_lifecycle_and_allowance(target, http, bench, spends, evaluable_system):
+    """allowance -> start (uses one) -> poll to terminal -> artifacts at the version it started with."""
+    sid, version = evaluable_system
+    before = allowance(bench)
+    r = bench.call("start_system_evaluation", body={"ai_system_id": sid})
+    check("start_system_evaluation", r)
+    runs = r.json()["runs"]
+    if not runs or not isinstance(runs[0].get("id"), int):
+        raise Drift(BY_ID["C-48"], "POST evaluation-runs/system", f"no run id: {r.text[:200]}")
+    after = allowance(bench)
+    if before["remaining"] is not None and after["remaining"] != before["remaining"] - 1:
+        raise Drift(
+            BY_ID["C-49"], "GET evaluation-allowance", f"remaining {before['remaining']} -> {after['remaining']}"
+        )
+    # an edit after the start must not reach this run's report (C-45)
+    bench.call("delete_context_source", path={"id": sid, "sourceID": "manual-library-eval"})
+    run = wait_terminal(target, http, bench, runs[0]["id"])
+    r = bench.call("get_evaluation_artifacts", path={"id": run["id"]})
+    check("get_evaluation_artifacts", r)
+    art = r.json()["artifacts"]
+    if art["context_version"] != version or "manual-library-eval" not in {e["id"] for e in art["evidence"]}:
+        raise Drift(BY_ID["C-46"], "GET evaluation-runs/{id}/artifacts", "the report lost the evidence it started with")
+    published = bench.call(
+        "publish_runtime_evaluation",
+        path={"id": sid},
+        body={
+            "schema_version": 1,
+            "execution_mode": "application_runtime",
+            "cases": [],
+            "summary": {"status": "completed"},
+        },
+    )
+    check("publish_runtime_evaluation", published)
+    if allowance(bench) != allowance(bench) or allowance(bench)["used"] != after["used"]:
+        raise Drift(BY_ID["C-52"], "POST runtime-evaluations", "publishing moved the allowance")
+
+
+def test_exhausted_allowance_and_key_cap(embedded, bench):
+    """C-54 (all four fields) at an exhausted allowance; C-56 (manage_key_url only) at a key's cap."""
+    account = embedded.post("/__mock/accounts", json={"plan": "free", "allowance": 1}).json()
+    token = embedded.post("/__mock/tokens", json={"account_id": account["id"], "kind": "oauth"}).json()["token"]
+    sid = bench.call("create_system", body={"name": "spend"}, token=token).json()["system"]["id"]
+    comp = bench.call(
+        "register_prompts", path={"id": sid}, token=token, body={"prompts": [{"name": "p", "content": "x"}]}
+    )
+    cid = comp.json()["components"][0]["id"]
+    case = {
+        "id": "manual-library-1",
+        "kind": "user",
+        "category": "examples_feedback",
+        "scope": "case",
+        "text": json.dumps({"type": "case", "component_id": cid, "input": "a", "expected": "b"}),
+    }
+    bench.call("put_context_source", path={"id": sid}, token=token, body={"expected_version": 0, "source": case})
+    first = bench.call("start_system_evaluation", body={"ai_system_id": sid}, token=token)
+    second = bench.call("start_system_evaluation", body={"ai_system_id": sid}, token=token)
+    check("start_system_evaluation", second)
+    error = second.json().get("error", {})
+    if first.status_code != 201 or second.status_code != 402 or not set(error) >= PLAN_FIELDS:
+        raise Drift(BY_ID["C-54"], "POST evaluation-runs/system", f"exhausted: {second.status_code} {error}")
+    capped = bench.call("start_system_evaluation", body={"ai_system_id": 123}, token="bench_dev_key_growth_capped")
+    again = bench.call("start_system_evaluation", body={"ai_system_id": 123}, token="bench_dev_key_growth_capped")
+    check("start_system_evaluation", again)
+    error = again.json().get("error", {})
+    if capped.status_code != 201 or "manage_key_url" not in error or PLAN_FIELDS & set(error):
+        raise Drift(BY_ID["C-56"], "POST evaluation-runs/system", f"key cap: {again.status_code} {error}")
+
+
+def test_plan_limited_model_providers(embedded, bench):
+    """C-66: set_model_providers on Free is a plan limit with the upgrade link."""
+    r = bench.call("set_model_providers", body={"providers": ["openai"]}, token="bench_dev_key_free")
+    check("set_model_providers", r)
+    if r.status_code != 402 or not r.json()["error"].get("upgrade_url"):
+        raise Drift(BY_ID["C-66"], "PATCH auth/me/model-providers", f"answered {r.status_code}")

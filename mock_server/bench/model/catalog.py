@@ -1,0 +1,85 @@
+"""The operation catalog, read back from the spec (C-08, C-09, C-27).
+
+`list_operations` serves this; the catalog test compares it with the pinned SDK's
+`operations.json`. Nothing here is a copy of the SDK file: every field comes from the
+spec's operations (`x-auth-class`, `x-read-only`, parameters, request bodies, …).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from typing import Any
+
+METHODS = ("get", "put", "post", "patch", "delete")
+
+
+def spec_operations(spec: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(METHOD, path, operation) for every operation of a bundled spec, in document order."""
+    for path, item in (spec.get("paths") or {}).items():
+        for method in METHODS:
+            if method in item:
+                yield method.upper(), path, item[method]
+
+
+def catalog_entry(method: str, path: str, op: dict[str, Any]) -> dict[str, Any]:
+    """One catalog entry, in the SDK catalog's shape, built from a spec operation."""
+    params = op.get("parameters") or []
+    entry: dict[str, Any] = {
+        "id": op["operationId"],
+        "method": method,
+        "path": path,
+        "auth": op["x-auth-class"],
+        "description": op.get("description", ""),
+        "path_parameters": {p["name"]: copy.deepcopy(p["schema"]) for p in params if p["in"] == "path"},
+        "query": {
+            "additionalProperties": False,
+            "properties": {p["name"]: copy.deepcopy(p["schema"]) for p in params if p["in"] == "query"},
+            "type": "object",
+        },
+        "read_only": bool(op.get("x-read-only")),
+        "mcp": bool(op.get("x-mcp")),
+        "mcp_legacy": bool(op.get("x-mcp-legacy")),
+    }
+    content = (op.get("requestBody") or {}).get("content") or {}
+    if "application/json" in content:
+        entry["body"] = copy.deepcopy(content["application/json"]["schema"])
+    if "multipart/form-data" in content:
+        form = copy.deepcopy(content["multipart/form-data"]["schema"])
+        form["properties"].pop(op["x-file-field"], None)
+        entry["form"] = form
+        entry["multipart"] = True
+        entry["file_field"] = op["x-file-field"]
+        entry["max_file_bytes"] = op["x-max-file-bytes"]
+    if op.get("x-streaming"):
+        entry["streaming"] = True
+    return entry
+
+
+def catalog_from_spec(spec: dict[str, Any]) -> dict[str, Any]:
+    """The whole catalog `{operations, version}` described by the spec."""
+    ops = [catalog_entry(m, p, op) for m, p, op in spec_operations(spec) if "x-auth-class" in op]
+    return {"operations": ops, "version": spec.get("x-catalog-version", 1)}
+
+
+def normalise(entry: dict[str, Any]) -> dict[str, Any]:
+    """A catalog entry with `body: null` read as no body (the SDK treats both alike)."""
+    out = dict(entry)
+    if out.get("body", ...) is None:
+        del out["body"]
+    return out
+
+
+def compare(pinned: dict[str, Any], other: dict[str, Any]) -> dict[str, list[str]]:
+    """Differences between two catalogs: missing, extra and changed operation ids (with the fields)."""
+    a = {o["id"]: normalise(o) for o in pinned["operations"]}
+    b = {o["id"]: normalise(o) for o in other["operations"]}
+    changed = []
+    for op_id in sorted(a.keys() & b.keys()):
+        fields = sorted(k for k in a[op_id].keys() | b[op_id].keys() if a[op_id].get(k) != b[op_id].get(k))
+        if fields:
+            changed.append(f"{op_id}: {', '.join(fields)}")
+    out = {"missing": sorted(a.keys() - b.keys()), "extra": sorted(b.keys() - a.keys()), "changed": changed}
+    if pinned.get("version") != other.get("version"):
+        out["version"] = [f"{pinned.get('version')} != {other.get('version')}"]
+    return out
