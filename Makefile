@@ -12,7 +12,7 @@ HOST ?= 127.0.0.1
 # API=NAME picks one API for serve and contract (default: every registered API)
 API ?=
 
-.PHONY: install test serve contract lint spec-check spec-bundle bench clean
+.PHONY: install test serve contract proxy lint spec-check spec-bundle bench clean
 
 install: $(STAMP)
 
@@ -34,6 +34,10 @@ serve: install
 
 contract: install
 	$(BIN)/harness-contract --profile $(PROFILE) --report-dir reports $(if $(API),--api $(API))
+
+# the validating proxy in front of UPSTREAM (API=NAME, default benchwright; RECORD=FILE records the session)
+proxy: install
+	$(BIN)/python -m mock_server proxy --api $(or $(API),benchwright) --upstream $(UPSTREAM) --host $(HOST) $(if $(PORT),--port $(PORT)) $(if $(RECORD),--record $(RECORD))
 
 lint: install
 	$(BIN)/ruff check .

@@ -1,4 +1,7 @@
-"""`python -m mock_server [--api NAME] [--host 127.0.0.1] [--port N]`: serve one API's mock.
+"""`python -m mock_server [--api NAME] [--host 127.0.0.1] [--port N] [--fixtures FILE]`: serve one API's mock.
+
+`python -m mock_server proxy --api NAME --upstream URL [--host] [--port] [--record FILE]`:
+the validating proxy (`mock_server/proxy/`).
 
 `--api` picks a registered API (`mock_server/apis.py`; Benchwright by default);
 the port defaults to that API's own (Benchwright 4010, then 4011, 4012, 4013).
@@ -15,6 +18,11 @@ from .apis import APIS, DEFAULT_API, profile
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["proxy"]:
+        from .proxy.cli import main as proxy_main
+
+        return proxy_main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m mock_server", description=__doc__)
     parser.add_argument("--api", default=DEFAULT_API, choices=sorted(APIS), help="which API to serve")
     parser.add_argument("--host", default="127.0.0.1")
@@ -28,6 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-control", action="store_true", help="disable the /__mock control surface")
     parser.add_argument("--no-cors", action="store_true", help="send no CORS headers and refuse preflights")
     parser.add_argument("--log-level", default="warning")
+    parser.add_argument("--fixtures", metavar="FILE", help="replay a proxy recording into the mock at start-up")
     args = parser.parse_args(argv)
 
     import uvicorn
@@ -46,6 +55,14 @@ def main(argv: list[str] | None = None) -> int:
     config = chosen.config(**options)
     api = Api(chosen, config)
     app = build_app(api)
+    if args.fixtures:
+        from .proxy.recording import read_recording
+        from .proxy.seed import seed_app
+
+        seeded = seed_app(args.api, app, read_recording(args.fixtures))
+        print(f"# seeded from {args.fixtures}: {seeded.replayed} writes replayed, {seeded.created} rows created")
+        for placeholder, credential in seeded.credentials.items():
+            print(f"# {placeholder} -> {credential}", flush=True)
     port = args.port or chosen.port
     print("\n".join(banner(api, args.host, port, not args.no_control)), flush=True)
     # Long-lived state (seeds, runs and their plans) is not garbage: keep it out of the
