@@ -27,7 +27,7 @@ from starlette.routing import Route
 
 from .engine.api import Api
 from .engine.faults import FAULT_FIELDS, Fault
-from .policies.problems import Problem, invalid
+from .policies.problems import Problem, Refusal, invalid
 from .state.clock import rfc3339
 
 Endpoint = Callable[[Request], Awaitable[Response]]
@@ -61,6 +61,8 @@ def route(path: str, endpoint: Endpoint, method: str) -> Route:
     async def guarded(request: Request) -> Response:
         try:
             return await endpoint(request)
+        except Refusal as refusal:
+            return api_of(request).errors.render(refusal.problem(), None)
         except Problem as problem:
             return api_of(request).errors.render(problem, None)
 

@@ -18,13 +18,8 @@ from mock_server.control import api_of, json_body, json_response, route
 from mock_server.engine import Problem
 
 from .model import catalog
-from .model.errors import Refusal
 
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
-
-
-def _problem(refusal: Refusal) -> Problem:
-    return Problem(refusal.status, refusal.code, refusal.message, **refusal.fields)
 
 
 async def create_org(request: Request) -> Response:
@@ -40,10 +35,7 @@ async def create_org(request: Request) -> Response:
         raise Problem(400, "invalid_argument", "slug: lowercase letters, digits and hyphens", field="slug")
     if name is not None and (not isinstance(name, str) or not name):
         raise Problem(400, "invalid_argument", "name: a non-empty string", field="name")
-    try:
-        org = catalog.create_org(api.store, slug=slug, name=name or slug)
-    except Refusal as refusal:
-        raise _problem(refusal) from None
+    org = catalog.create_org(api.store, slug=slug, name=name or slug)
     if api.store.default_org_id is None:  # unseeded: the first organization is the default one
         api.store.default_org_id = org.id
     return json_response({"id": org.id, "slug": org.slug, "name": org.name}, 201)
@@ -66,10 +58,7 @@ async def create_token(request: Request) -> Response:
         )
     if not isinstance(kind, str):
         raise Problem(400, "invalid_argument", "kind: 'api_key' or 'oauth'", field="kind")
-    try:
-        token = catalog.mint_token(api.store, org=org, kind=kind, now=api.clock.now())
-    except Refusal as refusal:
-        raise _problem(refusal) from None
+    token = catalog.mint_token(api.store, org=org, kind=kind, now=api.clock.now())
     return json_response(
         {"id": token.id, "token": token.token, "kind": token.kind, "org_id": org.id, "org_slug": org.slug}, 201
     )

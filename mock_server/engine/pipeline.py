@@ -24,7 +24,7 @@ from starlette.responses import PlainTextResponse, Response
 
 from ..policies.idempotency import fingerprint
 from ..policies.pagination import clamp
-from ..policies.problems import Problem, invalid
+from ..policies.problems import Problem, Refusal, invalid
 from .bodies import read_body
 from .compile import Operation, validate_body, validate_value
 from .context import Ctx, Principal, Reply
@@ -158,7 +158,10 @@ class Pipeline:
         handler = self.handlers.get(ctx.op.operation_id)
         if handler is None:
             raise Problem(501, "not_configured", f"{ctx.op.operation_id} is not wired on this mock.")
-        result = await handler(ctx)
+        try:
+            result = await handler(ctx)
+        except Refusal as refusal:
+            raise refusal.problem() from None
         if isinstance(result, Response):
             return result
         if not isinstance(result, Reply):

@@ -37,6 +37,25 @@ class Problem(Exception):
         self.extra = extra
 
 
+class Refusal(Exception):
+    """A documented refusal decided by an API's model, which knows no HTTP: status, code
+    (one of the operation's documented codes), a message and extra fields. The engine turns
+    one a handler lets through into a `Problem`, rendered in the API's format."""
+
+    def __init__(self, status: int, code: str, message: str, **fields: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.fields = fields
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.status}, {self.code!r}, {self.message!r})"
+
+    def problem(self, headers: dict[str, str] | None = None) -> Problem:
+        return Problem(self.status, self.code, self.message, headers=headers, **self.fields)
+
+
 def invalid(detail: str, **extra: Any) -> Problem:
     return Problem(400, "invalid_argument", detail, **extra)
 

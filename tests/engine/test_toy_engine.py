@@ -113,3 +113,22 @@ def test_cors_preflight_and_headers(client):
     assert plain.headers["access-control-allow-origin"] == "http://localhost:3000"
     off = TestClient(build_app(Api(PROFILE, MockConfig(cors=False))))
     assert "access-control-allow-origin" not in off.get("/widgets/", headers={"Origin": "http://x"}).headers
+
+
+def test_a_model_refusal_is_rendered_in_the_apis_format(client):
+    """Refusals: a model that knows no HTTP raises `Refusal`; the engine renders it like a `Problem`."""
+    from mock_server.policies.problems import Refusal
+    from tests.engine.toy.profile import handlers
+
+    original = handlers.get("getWidget")
+
+    async def refuse(ctx):
+        raise Refusal(409, "widget_locked", "This widget is locked.", widget=ctx.path["id"])
+
+    handlers._by_id["getWidget"] = refuse
+    try:
+        response = client.get("/widgets/w_9/", headers=KEY)
+    finally:
+        handlers._by_id["getWidget"] = original
+    assert response.status_code == 409
+    assert response.json() == {"error": {"code": "widget_locked", "message": "This widget is locked.", "widget": "w_9"}}

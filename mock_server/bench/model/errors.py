@@ -2,18 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from mock_server.policies.problems import Refusal
 
-
-class Refusal(Exception):
-    """`status`, `code` (one of the operation's `x-errors`), a message, and extra error fields."""
-
-    def __init__(self, status: int, code: str, message: str, **fields: Any) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.fields = fields
+__all__ = ["Refusal", "not_found"]
 
 
 def not_found(code: str, what: str) -> Refusal:

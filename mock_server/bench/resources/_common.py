@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from mock_server.engine import Ctx, Handlers, Problem
+from mock_server.engine import Ctx, Handlers
 
 from ..model import accounts
 from ..model.config import Config
@@ -18,20 +17,8 @@ handlers = Handlers()
 
 
 def op(operation_id: str) -> Callable[[Callable[[Ctx], Awaitable[Any]]], Callable[[Ctx], Awaitable[Any]]]:
-    """Register a handler; a domain `Refusal` becomes the API's documented error."""
-
-    def register(fn: Callable[[Ctx], Awaitable[Any]]) -> Callable[[Ctx], Awaitable[Any]]:
-        @functools.wraps(fn)
-        async def run(ctx: Ctx) -> Any:
-            try:
-                return await fn(ctx)
-            except Refusal as refusal:
-                raise Problem(refusal.status, refusal.code, refusal.message, **refusal.fields) from None
-
-        handlers(operation_id)(run)
-        return fn
-
-    return register
+    """Register a handler (a domain `Refusal` it lets through is rendered by the engine)."""
+    return handlers(operation_id)
 
 
 def store(ctx: Ctx) -> Store:

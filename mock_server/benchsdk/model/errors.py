@@ -1,19 +1,8 @@
-"""A refusal the model decides; the resources turn it into the API's error response."""
+"""A refusal the model decides: the engine's `Refusal` (status, code, message, fields), which
+it renders in the API's error format when a handler lets one through."""
 
 from __future__ import annotations
 
-from typing import Any
+from mock_server.policies.problems import Refusal
 
-
-class Refusal(Exception):
-    """A documented refusal: HTTP status, error code, message and extra fields."""
-
-    def __init__(self, status: int, code: str, message: str, **fields: Any) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.fields = fields
-
-    def __repr__(self) -> str:
-        return f"Refusal({self.status}, {self.code!r}, {self.message!r})"
+__all__ = ["Refusal"]

@@ -9,10 +9,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from mock_server.control import route
-from mock_server.engine import Ctx, Problem
+from mock_server.engine import Ctx
 
 from ..model import artifacts, serialize
-from ..model.errors import Refusal
 from ..model.timefmt import iso
 from . import common
 from .common import operation
@@ -62,42 +61,32 @@ async def get_worker_artifact(ctx: Ctx):
 # ---- the object store (presigned URLs) --------------------------------------------------------
 
 
-def _problem(refusal: Refusal) -> Problem:
-    return Problem(refusal.status, refusal.code, refusal.message, **refusal.fields)
-
-
 async def put_object(request: Request) -> Response:
     api = request.app.state.api
     api.sync()
     data = await request.body()
-    try:
-        artifacts.upload(
-            api.store,
-            key=request.path_params["key"],
-            exp=request.query_params.get("exp"),
-            sig=request.query_params.get("sig"),
-            content_type=request.headers.get("content-type"),
-            data=data,
-            now=api.clock.now(),
-        )
-    except Refusal as refusal:
-        raise _problem(refusal) from None
+    artifacts.upload(
+        api.store,
+        key=request.path_params["key"],
+        exp=request.query_params.get("exp"),
+        sig=request.query_params.get("sig"),
+        content_type=request.headers.get("content-type"),
+        data=data,
+        now=api.clock.now(),
+    )
     return Response(status_code=200)
 
 
 async def get_object(request: Request) -> Response:
     api = request.app.state.api
     api.sync()
-    try:
-        art = artifacts.download(
-            api.store,
-            key=request.path_params["key"],
-            exp=request.query_params.get("exp"),
-            sig=request.query_params.get("sig"),
-            now=api.clock.now(),
-        )
-    except Refusal as refusal:
-        raise _problem(refusal) from None
+    art = artifacts.download(
+        api.store,
+        key=request.path_params["key"],
+        exp=request.query_params.get("exp"),
+        sig=request.query_params.get("sig"),
+        now=api.clock.now(),
+    )
     # the stored bytes as uploaded: gzip stays gzip (no Content-Encoding), the client gunzips
     return Response(art.data, status_code=200, headers={"content-type": art.content_type})
 

@@ -4,14 +4,12 @@ down the benchmark → run → participant → worker tree, and listing rules re
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from functools import wraps
 from typing import Any
 
-from mock_server.engine import Ctx, Handlers, Problem
+from mock_server.engine import Ctx, Handlers
 
 from ..auth import OrgPrincipal
 from ..model import catalog, workers
-from ..model.errors import Refusal
 from ..model.rows import Benchmark, Org, Participant, Run, Worker
 from ..model.store import Store
 from ..model.timefmt import Window
@@ -22,20 +20,8 @@ Handler = Callable[[Ctx], Awaitable[Any]]
 
 
 def operation(operation_id: str) -> Callable[[Handler], Handler]:
-    """Register a handler; a model `Refusal` becomes the API's error response."""
-
-    def register(fn: Handler) -> Handler:
-        @wraps(fn)
-        async def run(ctx: Ctx) -> Any:
-            try:
-                return await fn(ctx)
-            except Refusal as refusal:
-                raise Problem(refusal.status, refusal.code, refusal.message, **refusal.fields) from None
-
-        handlers(operation_id)(run)
-        return run
-
-    return register
+    """Register a handler (a model `Refusal` it lets through is rendered by the engine)."""
+    return handlers(operation_id)
 
 
 def store(ctx: Ctx) -> Store:
