@@ -26,8 +26,8 @@ from .auth import SESSION_COOKIE
 from .model import accounts
 from .model import lifecycle as pipeline
 from .model.expiry import parse_expiry
+from .model.runs import run_json
 from .resources import billing, operators
-from .resources.runs import run_json
 from .resources.secrets import enroll_cloud_inference
 from .spec_data import all_scopes, tiers
 
@@ -105,7 +105,7 @@ async def finish(request: Request) -> Response:
     if run is None:
         raise Problem(404, "not_found", "No such run.")
     pipeline.finish_now(api, run, status, score)
-    return json_response(run_json(api, run, detail=True))
+    return json_response(run_json(api.store, run, detail=True))
 
 
 async def pay_topup(request: Request) -> Response:

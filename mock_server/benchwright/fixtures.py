@@ -18,10 +18,11 @@ from typing import Any
 
 from mock_server.benchwright.model import accounts
 from mock_server.benchwright.model import lifecycle as pipeline
+from mock_server.benchwright.model.rows import Secret, SecretRule
+from mock_server.benchwright.model.runs import new_run
 from mock_server.benchwright.resources.billing import seed_billing
 from mock_server.benchwright.resources.host_policy import seed_blocked_hosts
 from mock_server.benchwright.resources.operators import seed_operators
-from mock_server.benchwright.resources.runs import new_run
 from mock_server.state.clock import DEFAULT_EPOCH
 
 DEFAULT_USER_ID = "5b0c1e52-7f0a-4d7e-9a51-0d8f2b1c3a44"
@@ -60,25 +61,25 @@ def _stable(text: str) -> int:
 def _secret(store, user_id: str, name: str, host: str) -> None:
     secret_id = f"{user_id[:8]}-0000-4000-8000-{_stable(name) % 10**12:012d}"
     now = store.clock.now()
-    store.table("secrets")[secret_id] = {
-        "id": secret_id,
-        "user_id": user_id,
-        "name": name,
-        "description": "seeded provider key",
-        "value_sha256": "0" * 64,
-        "injections": [],
-        "created_at": now,
-        "updated_at": now,
-    }
+    store.secrets[secret_id] = Secret(
+        id=secret_id,
+        user_id=user_id,
+        name=name,
+        description="seeded provider key",
+        value_sha256="0" * 64,
+        injections=[],
+        created_at=now,
+        updated_at=now,
+    )
     rule_id = f"{user_id[:8]}-1111-4000-8000-{_stable(host) % 10**12:012d}"
-    store.table("secret_rules")[rule_id] = {
-        "id": rule_id,
-        "secret_id": secret_id,
-        "host_pattern": host,
-        "inject_kind": "bearer",
-        "inject_target": "Authorization",
-        "created_at": now,
-    }
+    store.secret_rules[rule_id] = SecretRule(
+        id=rule_id,
+        secret_id=secret_id,
+        host_pattern=host,
+        inject_kind="bearer",
+        inject_target="Authorization",
+        created_at=now,
+    )
 
 
 def _finished(mock: Any, user, key: str, hours_ago: float, **kw: Any):
@@ -96,7 +97,7 @@ def _finished(mock: Any, user, key: str, hours_ago: float, **kw: Any):
         "indices": "0-5",
     }
     defaults.update(kw)
-    run = new_run(mock, user, created_at=created, **defaults)
+    run = new_run(mock.store, user, created_at=created, **defaults)
     pipeline.runs(mock.store).pop(run.id)
     pipeline.deactivate(mock.store, run)
     run.id = RUN_IDS[key]

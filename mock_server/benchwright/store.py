@@ -1,7 +1,7 @@
-"""The mock's in-memory state: accounts and credentials, and one table per
-resource. Everything lives here so `POST /__mock/reset` is a single swap, and
-nothing lives in Starlette's lifespan (schemathesis' ASGI transport may run
-start-up per request).
+"""The mock's in-memory state: accounts and credentials, and one typed table per
+row kind (`model/rows.py`). Everything lives here so `POST /__mock/reset` is a
+single swap, and nothing lives in Starlette's lifespan (schemathesis' ASGI
+transport may run start-up per request).
 """
 
 from __future__ import annotations
@@ -11,9 +11,36 @@ import secrets
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from mock_server.benchwright.model.rows import (
+    AuthoredBenchmark,
+    AuthoredImpl,
+    AuthoredSubset,
+    BillingControls,
+    BlockedHost,
+    BugReport,
+    CheckoutSession,
+    CloudInference,
+    EgressEndpoint,
+    EgressSession,
+    HostPolicyEntry,
+    LedgerRow,
+    Narration,
+    Operator,
+    RangeName,
+    Secret,
+    SecretRule,
+    Setting,
+    Subscription,
+    Team,
+    TeamInvite,
+    TopUp,
+)
 from mock_server.state.clock import SimClock
+
+if TYPE_CHECKING:
+    from mock_server.benchwright.model.lifecycle import Run
 
 TOKEN_PREFIX = "bw_live_pat_"
 
@@ -66,7 +93,7 @@ def mint_secret() -> str:
     return TOKEN_PREFIX + secrets.token_hex(20)
 
 
-@dataclass
+@dataclass(slots=True)
 class Store:
     clock: SimClock
     users: dict[str, User] = field(default_factory=dict)
@@ -74,11 +101,39 @@ class Store:
     token_ids_by_hash: dict[str, str] = field(default_factory=dict)
     sessions: dict[str, str] = field(default_factory=dict)
     default_user_id: str = ""
-    # resource tables, keyed by id; each resource module owns its rows' shape
-    tables: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-    def table(self, name: str) -> dict[str, Any]:
-        return self.tables.setdefault(name, {})
+    # runs (§4) and the scheduler's indexes over them (`model/lifecycle.py`)
+    runs: dict[str, Run] = field(default_factory=dict)
+    runs_active: dict[str, Run] = field(default_factory=dict)
+    runs_active_by_user: dict[str, set[str]] = field(default_factory=dict)
+    schedule: list[tuple[datetime, str]] = field(default_factory=list)  # a heap of (next step time, run id)
+    narrations: dict[tuple[str, int, str], Narration] = field(default_factory=dict)  # (run, last seq, slice)
+    # accounts and money (§2.5, §10)
+    teams: dict[str, Team] = field(default_factory=dict)
+    team_invites: dict[str, TeamInvite] = field(default_factory=dict)
+    ledger: dict[str, LedgerRow] = field(default_factory=dict)
+    billing_controls: dict[str, BillingControls] = field(default_factory=dict)  # by account id
+    topups: dict[str, TopUp] = field(default_factory=dict)
+    subscriptions: dict[str, Subscription] = field(default_factory=dict)  # by user id
+    checkout_sessions: dict[str, CheckoutSession] = field(default_factory=dict)
+    settings: dict[tuple[str, str], Setting] = field(default_factory=dict)  # (account owner id, key)
+    # the vault and host policy (§9)
+    secrets: dict[str, Secret] = field(default_factory=dict)
+    secret_rules: dict[str, SecretRule] = field(default_factory=dict)
+    cloud_inference: dict[str, CloudInference] = field(default_factory=dict)  # by account id
+    host_policy: dict[str, HostPolicyEntry] = field(default_factory=dict)
+    host_policy_default: dict[str, str] = field(default_factory=dict)  # account id -> allow | block
+    blocked_hosts: dict[tuple[str, str, str], BlockedHost] = field(default_factory=dict)  # (run, host, source)
+    # local egress (§9a)
+    egress_endpoints: dict[str, EgressEndpoint] = field(default_factory=dict)
+    egress_sessions: dict[str, EgressSession] = field(default_factory=dict)
+    # the registry's authored rows (§8.5-§8.9) and per-user range names (§8.3)
+    benchmarks: dict[str, AuthoredBenchmark] = field(default_factory=dict)
+    subsets: dict[str, AuthoredSubset] = field(default_factory=dict)
+    impls: dict[str, AuthoredImpl] = field(default_factory=dict)
+    range_names: dict[tuple[str, str, str], RangeName] = field(default_factory=dict)  # (user, benchmark, slug)
+    # operators (§12a) and bug reports (§12)
+    operators: dict[str, Operator] = field(default_factory=dict)
+    bug_reports: dict[str, BugReport] = field(default_factory=dict)
 
     # -- accounts -------------------------------------------------------
     def add_user(self, email: str | None = None, **fields: Any) -> User:
@@ -141,9 +196,9 @@ class Store:
     def account_of(self, user: User) -> User:
         """The wallet and quota owner: the team owner for members (§2.5, §13)."""
         if user.team_id:
-            team = self.table("teams").get(user.team_id)
+            team = self.teams.get(user.team_id)
             if team is not None:
-                owner = self.users.get(team["owner_id"])
+                owner = self.users.get(team.owner_id)
                 if owner is not None:
                     return owner
         return user

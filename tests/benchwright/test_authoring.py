@@ -329,7 +329,7 @@ def test_s8_4_runs_on_authored_rows_project_onto_them(api, anon, built):
     benchmark public: visibility is derived from runs."""
     bench_id, subset_id = built["bench"]["id"], built["subset"]["id"]
     launched = api.post("/v1/runs", json={"benchmark": bench_id, **PIN}).json()
-    run = api.mock.store.table("runs")[launched["id"]]
+    run = api.mock.store.runs[launched["id"]]
     run.benchmark_id, run.subset_id = bench_id, subset_id
     assert api.http.post(f"/__mock/runs/{run.id}/finish", json={"status": "ok"}).status_code == 200
     nobody = anon.anonymous()

@@ -9,6 +9,7 @@ import pytest
 
 from mock_server.benchwright.fixtures import DEFAULT_USER_ID
 from mock_server.benchwright.model import ledger
+from mock_server.benchwright.model import lifecycle as pipeline
 from mock_server.benchwright.resources.billing import complete_checkout, mark_topup_paid, seed_billing
 
 DAY = 86_400
@@ -82,24 +83,24 @@ def test_topup_10_2_10_3_pending_is_404_until_paid_then_credits_once(api):
     assert response.status_code == 200
     url = response.json()["url"]
     assert url.startswith("https://checkout.stripe.com/c/pay/cs_")
-    pending = next(t for t in api.mock.store.table("topups").values() if t["status"] == "pending")
-    assert pending["amount_cents"] == 5000
-    missing = api.get(f"/v1/billing/topups/top_{pending['id']}")
+    pending = next(t for t in api.mock.store.topups.values() if t.status == "pending")
+    assert pending.amount_cents == 5000
+    missing = api.get(f"/v1/billing/topups/top_{pending.id}")
     assert missing.status_code == 404
     assert set(missing.json()) == {"error"}
     assert api.get("/v1/billing/balance").json()["balance"]["amount_cents"] == balance
 
     paid = mark_topup_paid(api.mock, _session_id(url))
-    assert paid["id"] == f"top_{pending['id']}"
+    assert paid["id"] == f"top_{pending.id}"
     assert mark_topup_paid(api.mock, paid["id"]) == paid  # a second landing credits nothing
-    for handle in (paid["id"], pending["id"]):
+    for handle in (paid["id"], pending.id):
         got = api.get(f"/v1/billing/topups/{handle}").json()
         assert got["status"] == "succeeded"
         assert got["amount"] == {"amount_cents": 5000, "currency": "USD"}
         assert got["stripe_payment_intent_id"].startswith("pi_")
     assert api.get("/v1/billing/balance").json()["balance"]["amount_cents"] == balance + 5000
     rows = api.get("/v1/billing/transactions?kind=stripe_topup").json()["data"]
-    assert [(r["delta"]["amount_cents"], r["reference_id"]) for r in rows] == [(5000, pending["id"])]
+    assert [(r["delta"]["amount_cents"], r["reference_id"]) for r in rows] == [(5000, pending.id)]
     assert api.get("/v1/billing/balance?expand=topups").json()["topups"] == [paid]
 
 
@@ -208,7 +209,7 @@ def test_export_10_7_transactions_csv_is_rfc4180_with_a_filename(api):
         "note",
     ]
     store = api.mock.store
-    assert len(rows) - 1 == sum(1 for r in ledger.rows(store).values() if r["account_id"] == DEFAULT_USER_ID)
+    assert len(rows) - 1 == sum(1 for r in ledger.rows(store).values() if r.account_id == DEFAULT_USER_ID)
     assert int(rows[-1][4]) == ledger.balance_cents(store, DEFAULT_USER_ID)
 
 
@@ -216,7 +217,6 @@ def test_export_10_7_runs_has_one_row_per_billed_run(api):
     response = api.get("/v1/billing/export?type=runs")
     assert "benchwright-runs-" in response.headers["content-disposition"]
     rows = list(csv.DictReader(io.StringIO(response.text)))
-    from mock_server.benchwright.model import lifecycle as pipeline
 
     mine = {r.id: r for r in pipeline.runs(api.mock.store).values() if r.user_id == DEFAULT_USER_ID}
     assert {row["run_id"] for row in rows} == set(mine)
@@ -266,7 +266,7 @@ def test_subscription_10_9_paid_tier_answers_checkout_and_reads_the_interval(api
     for given in ("year", "yearly", "annual", "monthly", None):
         body = {"tier": "scale", **({"interval": given} if given else {})}
         url = api.post("/v1/billing/subscription", json=body).json()["url"]
-        intervals[given] = store.table("checkout_sessions")[_session_id(url)]["interval"]
+        intervals[given] = store.checkout_sessions[_session_id(url)].interval
     assert intervals == {"year": "year", "yearly": "year", "annual": "year", "monthly": "month", None: "month"}
     bad = api.post("/v1/billing/subscription", json={"tier": "platinum"})
     assert bad.status_code == 400 and set(bad.json()) == {"error"}

@@ -12,24 +12,24 @@ def test_12_generic_report_is_filed_open(api):
     assert response.status_code == 201
     body = response.json()
     assert body["status"] == "open"
-    stored = api.mock.store.table("bug_reports")[body["id"]]
-    assert stored["description"] == "The dashboard froze."
-    assert stored["trace_id"] is None
-    assert stored["user_id"] == api.mock.store.default_user_id
+    stored = api.mock.store.bug_reports[body["id"]]
+    assert stored.description == "The dashboard froze."
+    assert stored.trace_id is None
+    assert stored.user_id == api.mock.store.default_user_id
 
 
 def test_12_report_against_a_run_the_caller_can_see(api):
     for run_id in (OWN_PRIVATE_RUN, PUBLIC_RUN):
         response = api.post("/v1/bug-reports", json={"description": "Scorer returns 1.0", "trace_id": run_id})
         assert response.status_code == 201
-        assert api.mock.store.table("bug_reports")[response.json()["id"]]["trace_id"] == run_id
+        assert api.mock.store.bug_reports[response.json()["id"]].trace_id == run_id
 
 
 def test_12_a_run_the_caller_cannot_see_is_404(api):
     for run_id in (OTHER_PRIVATE_RUN, "00000000-0000-4000-8000-000000000000"):
         response = api.post("/v1/bug-reports", json={"description": "x", "trace_id": run_id})
         assert response.status_code == 404 and response.json()["code"] == "not_found"
-    assert api.mock.store.table("bug_reports") == {}
+    assert api.mock.store.bug_reports == {}
 
 
 def test_12_description_is_capped_at_8000(api):

@@ -8,6 +8,7 @@ import base64
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from mock_server.benchwright.fixtures import RUN_IDS
 from mock_server.benchwright.model import lifecycle as pipeline
 from mock_server.benchwright.resources import egress
 
@@ -341,8 +342,6 @@ def test_9a_4_except_and_all_modes(api):
 
 
 def test_9a_4_a_run_without_local_egress_lists_no_routes(api):
-    from mock_server.benchwright.fixtures import RUN_IDS
-
     response = api.as_token(["runs:read"]).get(f"/v1/runs/{RUN_IDS['ok_public']}/egress-routes")
     assert response.status_code == 200 and response.json() == {"data": []}
     assert api.get(f"/v1/runs/{RUN_IDS['other_private']}/egress-routes").status_code == 404

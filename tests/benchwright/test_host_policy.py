@@ -104,8 +104,8 @@ def test_9_6_scopes_read_is_secrets_read_writes_host_policy_write(api):
 def test_2_5_team_shares_the_owner_policy_and_readonly_cannot_write(api):
     owner_id = api.mock.store.default_user_id
     reader = api.user(team_owner_id=owner_id)
-    team = api.mock.store.table("teams")[api.mock.store.users[owner_id].team_id]
-    team["readonly_ids"].append(reader["id"])
+    team = api.mock.store.teams[api.mock.store.users[owner_id].team_id]
+    team.readonly_ids.append(reader["id"])
     client = api.as_token(["full"], user_id=reader["id"])
     api.post("/v1/host-policy", json={"host_pattern": "example.com", "mode": "block"})
     assert "example.com" in {e["host_pattern"] for e in client.get("/v1/host-policy").json()["data"]}
@@ -182,7 +182,7 @@ def test_9_7_delete_clears_one_host(api):
     assert [r["host"] for r in api.get(f"/v1/runs/{RUN_IDS['error']}/blocked-hosts").json()["data"]] == [
         "b.example.com"
     ]
-    other = api.mock.store.table("blocked_hosts")[(RUN_IDS["other_private"], "a.example.com", "proxy")]
-    assert other["seen_count"] == 9
+    other = api.mock.store.blocked_hosts[(RUN_IDS["other_private"], "a.example.com", "proxy")]
+    assert other.seen_count == 9
     missing = api.delete("/v1/blocked-hosts")
     assert missing.status_code == 400 and missing.json()["code"] == "invalid_argument"

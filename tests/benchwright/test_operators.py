@@ -9,9 +9,11 @@ import threading
 import time
 
 import httpx
+import orjson
 import pytest
 
 from mock_server.benchwright.fixtures import DEFAULT_USER_ID, OTHER_USER_ID
+from mock_server.benchwright.model import ledger
 from mock_server.benchwright.resources.operators import SEED_IDS, kill_chat, seed_operators
 
 YARA = SEED_IDS["running"]  # running, healthy, shared chart.png
@@ -130,8 +132,6 @@ def test_start_12a_no_balance_is_402(api):
     client = api.as_token(["full"], user_id=user["id"])
     op_id = client.post("/v1/operators", json={}).json()["id"]
     client.post(f"/v1/operators/{op_id}/shutdown")
-    from mock_server.benchwright.model import ledger
-
     ledger.post(api.mock.store, user["id"], "operator_usage", -500)
     _legacy(client.post(f"/v1/operators/{op_id}/start"), 402)
 
@@ -374,8 +374,6 @@ def _events(lines):
 
 @pytest.mark.http
 def test_events_12a_ready_turns_ping_resume_and_bye(api, live):
-    import orjson
-
     live.mock.config.operator_ping_seconds = 0.3
     token = api.token(["operators:read", "operators:write"])
     headers = {"Authorization": f"Bearer {token}"}

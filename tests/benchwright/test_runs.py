@@ -5,10 +5,30 @@ Every response is validated against the spec by the `api` fixture.
 
 from __future__ import annotations
 
+from starlette.testclient import TestClient
+
+from mock_server.app import create_app
 from mock_server.benchwright.fixtures import RUN_IDS
+from mock_server.benchwright.model.rows import Secret
+from tests.benchwright.conftest import SpecCheckedClient
 
 OK_RUN = RUN_IDS["ok_public"]
 MODEL = {"model": "qwen/qwen3-32b", "provider": "openrouter"}
+
+
+def vault_key(api, user_id, secret_id):
+    """Put an `OPENROUTER_API_KEY` straight into a user's vault (no host policy)."""
+    now = api.mock.store.clock.now()
+    api.mock.store.secrets[secret_id] = Secret(
+        id=secret_id,
+        user_id=user_id,
+        name="OPENROUTER_API_KEY",
+        description=None,
+        value_sha256="0" * 64,
+        injections=[],
+        created_at=now,
+        updated_at=now,
+    )
 
 
 def launch(api, **body):
@@ -122,11 +142,7 @@ def test_launch_floor_and_no_provider_secret(api):
     own = api.as_token(["full"])
     together = own.post("/v1/runs", json={"request": "Run MMLU", "model": {"model": "m", "provider": "together"}})
     assert together.status_code == 412 and together.json()["code"] == "no_provider_secret"
-    api.mock.store.table("secrets")["poor-key"] = {
-        "id": "poor-key",
-        "user_id": poor["id"],
-        "name": "OPENROUTER_API_KEY",
-    }
+    vault_key(api, poor["id"], "poor-key")
     response = client.post("/v1/runs", json={"request": "Run MMLU", "model": MODEL})
     assert response.status_code == 402 and response.json()["code"] == "insufficient_balance"
 
@@ -134,11 +150,7 @@ def test_launch_floor_and_no_provider_secret(api):
 def test_tier_concurrency_cap(api):
     """§13: free accounts run one run at a time (429 tier_concurrency_exceeded)."""
     free = api.user(tier="free")
-    api.mock.store.table("secrets")["free-key"] = {
-        "id": "free-key",
-        "user_id": free["id"],
-        "name": "OPENROUTER_API_KEY",
-    }
+    vault_key(api, free["id"], "free-key")
     client = api.as_token(["full"], user_id=free["id"])
     launch(client)
     second = client.post("/v1/runs", json={"request": "Run MMLU", "model": MODEL})
@@ -196,7 +208,7 @@ def test_legacy_constraints_become_limits(api):
 def test_balance_floor_halts_mid_run(api):
     """§3.9/§4.1.1: a debit that drops balance under $1 halts with insufficient_balance."""
     user = api.user(balance_cents=105)
-    api.mock.store.table("secrets")["k"] = {"id": "k", "user_id": user["id"], "name": "OPENROUTER_API_KEY"}
+    vault_key(api, user["id"], "k")
     client = api.as_token(["full"], user_id=user["id"])
     run_id = launch(client)
     api.advance(600)
@@ -472,19 +484,12 @@ def test_control_surface(api):
 
 
 def test_control_surface_can_be_disabled():
-    from starlette.testclient import TestClient
-
-    from mock_server.app import create_app
-
     client = TestClient(create_app(control=False))
     assert client.post("/__mock/reset").status_code == 404
 
 
 def test_unconfigured_compute_backends():
     """§4.2.5: 501 e2b_not_configured / 400 compute_not_configured when the deploy lacks the backend."""
-    from mock_server.app import create_app
-    from tests.benchwright.conftest import SpecCheckedClient
-
     api = SpecCheckedClient(create_app(compute_backends=("e2b",))).as_token(["full"])
     e2b_ok = api.post("/v1/runs", json={"request": "Run MMLU", "model": MODEL, "compute": "e2b"})
     assert e2b_ok.status_code == 202

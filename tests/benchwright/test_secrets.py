@@ -3,6 +3,8 @@ the team vault (§2.5). Every response is validated against the spec by `api`.""
 
 from __future__ import annotations
 
+import copy
+
 from mock_server.benchwright.resources.secrets import enroll_cloud_inference
 from mock_server.benchwright.store import sha256
 
@@ -26,7 +28,7 @@ def policy(api):
 
 
 def stored(api, secret_id):
-    return api.mock.store.table("secrets")[secret_id]
+    return api.mock.store.secrets[secret_id]
 
 
 def fresh_user(api):
@@ -53,7 +55,7 @@ def test_9_1_values_never_surface_on_any_response(api):
     rotated = api.patch(f"/v1/secrets/{created.json()['id']}", json={"value": "sk-another-secret"})
     for response in (created, listing, rotated):
         assert "sk-very-secret-value" not in response.text and "sk-another-secret" not in response.text
-    assert stored(api, created.json()["id"])["value_sha256"] == sha256("sk-another-secret")
+    assert stored(api, created.json()["id"]).value_sha256 == sha256("sk-another-secret")
 
 
 # -- §9.2 create ---------------------------------------------------------------------------
@@ -66,8 +68,8 @@ def test_9_2_create_with_rules_and_injections(api):
     assert secret["injections"] == ["product_sandbox", "operator"]
     [rule] = secret["rules"]
     assert {k: rule[k] for k in RULE} == RULE
-    assert stored(api, secret_id)["value_sha256"] == sha256("sk-example-1")
-    assert stored(api, secret_id)["user_id"] == api.mock.store.default_user_id
+    assert stored(api, secret_id).value_sha256 == sha256("sk-example-1")
+    assert stored(api, secret_id).user_id == api.mock.store.default_user_id
 
 
 def test_9_2_inline_rule_with_a_blank_field_is_skipped_silently(api):
@@ -135,23 +137,23 @@ def test_9_2_a_rule_flips_an_existing_block_to_allow_and_keeps_it_yours(api):
 
 def test_9_3_rotation_replaces_the_stored_value(api):
     secret_id = create(api)
-    before = dict(stored(api, secret_id))
+    before = copy.copy(stored(api, secret_id))
     api.advance(5)
     response = api.patch(f"/v1/secrets/{secret_id}", json={"value": "sk-example-2"})
     assert response.status_code == 200 and response.json() == {"id": secret_id}
     after = stored(api, secret_id)
-    assert after["value_sha256"] == sha256("sk-example-2") != before["value_sha256"]
+    assert after.value_sha256 == sha256("sk-example-2") != before.value_sha256
     assert listed(api, secret_id)["updated_at"] > listed(api, secret_id)["created_at"]
 
 
 def test_9_3_relabel_without_value_leaves_the_secret_untouched(api):
     secret_id = create(api)
-    digest = stored(api, secret_id)["value_sha256"]
+    digest = stored(api, secret_id).value_sha256
     response = api.patch(f"/v1/secrets/{secret_id}", json={"description": "renamed", "name": "RENAMED_KEY"})
     assert response.status_code == 200 and response.json() == {"id": secret_id}
     secret = listed(api, secret_id)
     assert (secret["name"], secret["description"]) == ("RENAMED_KEY", "renamed")
-    assert stored(api, secret_id)["value_sha256"] == digest
+    assert stored(api, secret_id).value_sha256 == digest
 
 
 def test_9_3_rename_with_injections_is_held_to_the_identifier_rule(api):
@@ -189,7 +191,7 @@ def test_9_4_delete_cascades_to_rules(api):
     secret_id = create(api, rules=[RULE, {**RULE, "host_pattern": "b.example.com"}])
     assert api.delete(f"/v1/secrets/{secret_id}").status_code == 204
     assert all(s["id"] != secret_id for s in api.get("/v1/secrets").json()["data"])
-    assert not [r for r in api.mock.store.table("secret_rules").values() if r["secret_id"] == secret_id]
+    assert not [r for r in api.mock.store.secret_rules.values() if r.secret_id == secret_id]
     assert api.delete(f"/v1/secrets/{secret_id}").status_code == 404
 
 
@@ -277,8 +279,8 @@ def test_2_5_team_members_share_the_owner_vault_and_readonly_cannot_write(api):
     owner_id = api.mock.store.default_user_id
     member = api.user(team_owner_id=owner_id)
     reader = api.user(team_owner_id=owner_id)
-    team = api.mock.store.table("teams")[api.mock.store.users[owner_id].team_id]
-    team["readonly_ids"].append(reader["id"])
+    team = api.mock.store.teams[api.mock.store.users[owner_id].team_id]
+    team.readonly_ids.append(reader["id"])
     member_client = api.as_token(["full"], user_id=member["id"])
     reader_client = api.as_token(["full"], user_id=reader["id"])
 
@@ -295,7 +297,7 @@ def test_2_5_team_members_share_the_owner_vault_and_readonly_cannot_write(api):
         assert response.status_code == 403 and response.json()["code"] == "team_readonly"
 
     created = create(member_client, name="TEAM_KEY", rules=[RULE])
-    assert stored(api, created)["user_id"] == owner_id
+    assert stored(api, created).user_id == owner_id
     assert "TEAM_KEY" in {s["name"] for s in api.get("/v1/secrets").json()["data"]}
     assert policy(api)["api.example.com"]["source"] == "auto_from_secret"
 

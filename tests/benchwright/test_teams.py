@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from mock_server.benchwright.fixtures import RUN_IDS
 from mock_server.benchwright.model import ledger
 
 
@@ -106,6 +107,17 @@ def test_2_5_readonly_members_get_team_readonly_on_writes(owner, api):
     assert reader.get("/v1/settings").status_code == 200
 
 
+def test_2_5_a_readonly_member_cannot_fork_even_their_own_run(api):
+    """§4.3 fork is a write, so the general team-write guard applies (§2.5): a
+    read-only member gets `403 team_readonly`, as the spec's forkRun documents."""
+    lead = api.as_token(["full"], user_id=api.user(email="lead@example.test")["id"])
+    assert lead.post("/v1/teams", json={"name": "Evals"}).status_code == 201
+    invite = lead.post("/v1/teams/me/invites", json={"email": "dev@example.test", "role": "readonly"}).json()
+    assert api.post(f"/v1/team-invites/{invite['id']}:accept").status_code == 200
+    response = api.post(f"/v1/runs/{RUN_IDS['fork_root']}/fork", json={"description": "stricter scoring"})
+    assert response.status_code == 403 and response.json()["code"] == "team_readonly", response.text
+
+
 def test_2_5_a_teammate_sees_the_owners_runs(owner, api):
     run_id = owner.post("/v1/runs", json={"request": "Run MMLU on qwen/qwen3-32b"}).json()["id"]
     _, member = join(api, owner, "m@example.test")
@@ -140,7 +152,7 @@ def test_2_5_dissolving_removes_members_cancels_invites_and_unshares_runs(owner,
     assert member.get("/v1/teams/me").json()["team"] is None
     assert member.get(f"/v1/runs/{run_id}").status_code == 404
     assert run_id not in {r["id"] for r in member.get("/v1/runs?limit=100").json()["data"]}
-    assert api.mock.store.table("team_invites")[invite["id"]]["status"] == "cancelled"
+    assert api.mock.store.team_invites[invite["id"]].status == "cancelled"
     pending = api.as_token(["full"], user_id=api.user(email="pending@example.test")["id"])
     assert pending.post(f"/v1/team-invites/{invite['id']}:accept").status_code == 403
     assert owner.post("/v1/teams", json={"name": "Again"}).status_code == 201

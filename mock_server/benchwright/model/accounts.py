@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mock_server.benchwright.model import ledger
+from mock_server.benchwright.model.rows import Team
 from mock_server.benchwright.store import Store, User, new_id
 from mock_server.policies.problems import Problem
 from mock_server.state.clock import rfc3339
@@ -32,33 +33,32 @@ def create_user(
     return user
 
 
-def ensure_team(store: Store, owner: User) -> dict[str, Any]:
+def ensure_team(store: Store, owner: User) -> Team:
     if owner.team_id:
-        return store.table("teams")[owner.team_id]
-    team = {
-        "id": new_id(),
-        "name": f"{owner.email.split('@')[0]}'s team",
-        "owner_id": owner.id,
-        "member_ids": [owner.id],
-        "readonly_ids": [],
-        "created_at": store.clock.now(),
-    }
-    store.table("teams")[team["id"]] = team
-    owner.team_id = team["id"]
+        return store.teams[owner.team_id]
+    team = Team(
+        id=new_id(),
+        name=f"{owner.email.split('@')[0]}'s team",
+        owner_id=owner.id,
+        member_ids=[owner.id],
+        created_at=store.clock.now(),
+    )
+    store.teams[team.id] = team
+    owner.team_id = team.id
     return team
 
 
-def join_team(store: Store, team: dict[str, Any], user: User) -> None:
-    if user.id not in team["member_ids"]:
-        team["member_ids"].append(user.id)
-    user.team_id = team["id"]
+def join_team(store: Store, team: Team, user: User) -> None:
+    if user.id not in team.member_ids:
+        team.member_ids.append(user.id)
+    user.team_id = team.id
 
 
 def require_writer(store: Store, user: User) -> None:
     """The general team-write guard (§2.5): a read-only member gets `403 team_readonly`."""
     if user.team_id:
-        team = store.table("teams").get(user.team_id)
-        if team and user.id in team.get("readonly_ids", []):
+        team = store.teams.get(user.team_id)
+        if team and user.id in team.readonly_ids:
             raise Problem(403, "team_readonly", "Your team role is read-only.")
 
 

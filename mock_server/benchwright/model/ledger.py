@@ -11,18 +11,19 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from mock_server.benchwright.model.rows import LedgerRow
 from mock_server.benchwright.store import Store
 from mock_server.state.clock import rfc3339
 
 LAUNCH_FLOOR_CENTS = 100
 
 
-def rows(store: Store) -> dict[str, dict[str, Any]]:
-    return store.table("ledger")
+def rows(store: Store) -> dict[str, LedgerRow]:
+    return store.ledger
 
 
 def balance_cents(store: Store, account_id: str) -> int:
-    return sum(row["delta_cents"] for row in rows(store).values() if row["account_id"] == account_id)
+    return sum(row.delta_cents for row in rows(store).values() if row.account_id == account_id)
 
 
 def post(
@@ -34,31 +35,31 @@ def post(
     reference_id: str | None = None,
     reference_type: str | None = None,
     note: str | None = None,
-) -> dict[str, Any]:
+) -> LedgerRow:
     balance_after = balance_cents(store, account_id) + delta_cents
-    row = {
-        "id": "txn_" + str(uuid.uuid4()),
-        "account_id": account_id,
-        "kind": kind,
-        "delta_cents": delta_cents,
-        "balance_after_cents": balance_after,
-        "reference_id": reference_id,
-        "reference_type": reference_type,
-        "note": note,
-        "created_at": store.clock.now(),
-    }
-    rows(store)[row["id"]] = row
+    row = LedgerRow(
+        id="txn_" + str(uuid.uuid4()),
+        account_id=account_id,
+        kind=kind,
+        delta_cents=delta_cents,
+        balance_after_cents=balance_after,
+        reference_id=reference_id,
+        reference_type=reference_type,
+        note=note,
+        created_at=store.clock.now(),
+    )
+    rows(store)[row.id] = row
     return row
 
 
-def transaction_json(row: dict[str, Any]) -> dict[str, Any]:
+def transaction_json(row: LedgerRow) -> dict[str, Any]:
     return {
-        "id": row["id"],
-        "kind": row["kind"],
-        "delta": {"amount_cents": row["delta_cents"], "currency": "USD"},
-        "balance_after": {"amount_cents": row["balance_after_cents"], "currency": "USD"},
-        "reference_id": row["reference_id"],
-        "reference_type": row["reference_type"],
-        "note": row["note"],
-        "created_at": rfc3339(row["created_at"]),
+        "id": row.id,
+        "kind": row.kind,
+        "delta": {"amount_cents": row.delta_cents, "currency": "USD"},
+        "balance_after": {"amount_cents": row.balance_after_cents, "currency": "USD"},
+        "reference_id": row.reference_id,
+        "reference_type": row.reference_type,
+        "note": row.note,
+        "created_at": rfc3339(row.created_at),
     }

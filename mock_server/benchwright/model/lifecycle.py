@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+import orjson
+
 from mock_server.benchwright.model import ledger
 from mock_server.benchwright.store import Store
 
@@ -138,27 +140,27 @@ class Run:
 
 
 def runs(store: Store) -> dict[str, Run]:
-    return store.table("runs")
+    return store.runs
 
 
 def active(store: Store) -> dict[str, Run]:
     """Runs not yet terminal, by id."""
-    return store.table("runs_active")
+    return store.runs_active
 
 
 def activate(store: Store, run: Run) -> None:
     active(store)[run.id] = run
-    store.tables.setdefault("runs_active_by_user", {}).setdefault(run.user_id, set()).add(run.id)
+    store.runs_active_by_user.setdefault(run.user_id, set()).add(run.id)
 
 
 def deactivate(store: Store, run: Run) -> None:
     active(store).pop(run.id, None)
-    store.tables.setdefault("runs_active_by_user", {}).get(run.user_id, set()).discard(run.id)
+    store.runs_active_by_user.get(run.user_id, set()).discard(run.id)
 
 
 def running_count(store: Store, user_ids: set[str]) -> int:
     """Concurrent runs of these users (§13), without scanning every run."""
-    by_user = store.tables.get("runs_active_by_user", {})
+    by_user = store.runs_active_by_user
     return sum(len(by_user.get(user_id, ())) for user_id in user_ids)
 
 
@@ -176,7 +178,7 @@ def add_run(store: Store, run: Run) -> Run:
 
 
 def _schedule(store: Store) -> list[tuple[datetime, str]]:
-    return store.tables.setdefault("schedule", [])  # a heap of (next step time, run id)
+    return store.schedule  # a heap of (next step time, run id)
 
 
 def wake(store: Store, run: Run) -> None:
@@ -588,8 +590,6 @@ FINGERPRINT_TYPES = ("ModelProxyArtifact", "AtomizeArtifact")
 
 def fingerprint_components(run: Run) -> list[dict[str, Any]]:
     """The hash chain over the run's artifact events (§6.4)."""
-    import orjson
-
     chain = hashlib.sha256()
     out = []
     for event in run.events:

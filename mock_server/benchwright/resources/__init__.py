@@ -8,6 +8,9 @@ documented errors.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+
 from mock_server.engine import Handlers
 
 HANDLERS = Handlers()
@@ -16,8 +19,5 @@ handler = HANDLERS
 
 def load_all() -> None:
     """Import every resource module, so each registers its handlers."""
-    import importlib
-    import pkgutil
-
     for info in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{info.name}")

@@ -20,9 +20,9 @@ import orjson
 from mock_server.benchwright.filters import parse_filter
 from mock_server.benchwright.model import lifecycle as pipeline
 from mock_server.benchwright.model.lifecycle import Run
+from mock_server.benchwright.model.runs import readable_run
 from mock_server.benchwright.resources import handler
 from mock_server.benchwright.resources.events import decode_natural_id, natural_id, public_data
-from mock_server.benchwright.resources.runs import readable_run
 from mock_server.engine import Ctx, Reply
 from mock_server.policies.pagination import page
 from mock_server.policies.problems import invalid, not_found
@@ -103,7 +103,7 @@ def _wanted_types(ctx: Ctx) -> set[str] | None:
 
 def _one(ctx: Ctx) -> tuple[Run, dict[str, Any]]:
     """The artifact named by `art_id` in the run named by `id`; 404 otherwise."""
-    run = readable_run(ctx)
+    run = readable_run(ctx.store, ctx.user, ctx.path["id"])
     parts = decode_natural_id(ctx.path["art_id"], 2)
     if parts is None or parts[0] != run.id:
         raise not_found("Artifact")
@@ -115,7 +115,7 @@ def _one(ctx: Ctx) -> tuple[Run, dict[str, Any]]:
 
 @handler("listRunArtifacts")
 async def list_run_artifacts(ctx: Ctx) -> Reply:
-    run = readable_run(ctx)
+    run = readable_run(ctx.store, ctx.user, ctx.path["id"])
     wanted = _wanted_types(ctx)
     every_version = ctx.query.get("include_versions") is True
     rows = [
@@ -156,7 +156,7 @@ async def get_run_artifact_content(ctx: Ctx) -> Reply:
 @handler("getRunFingerprint")
 async def get_run_fingerprint(ctx: Ctx) -> Reply:
     """§6.4: the hash and its chain; a run with no artifact events to chain has none."""
-    run = readable_run(ctx)
+    run = readable_run(ctx.store, ctx.user, ctx.path["id"])
     components = pipeline.fingerprint_components(run)
     if not components:
         raise not_found("Fingerprint")
@@ -166,7 +166,7 @@ async def get_run_fingerprint(ctx: Ctx) -> Reply:
 @handler("getRunReport")
 async def get_run_report(ctx: Ctx) -> Reply:
     """§6.5: 302 to the first `ReportFile`'s content, gated by run visibility only."""
-    run = readable_run(ctx)
+    run = readable_run(ctx.store, ctx.user, ctx.path["id"])
     report = next((i["row"] for i in artifacts(run) if i["row"]["type"] == "report"), None)
     if report is None:
         raise not_found("Report")

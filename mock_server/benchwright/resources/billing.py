@@ -1,6 +1,6 @@
 """Balance and top-ups (§10): the wallet, its ledger, spend controls, Checkout.
 
-Every figure is read from the ledger (`state/ledger.py`): the balance is the
+Every figure is read from the ledger (`model/ledger.py`): the balance is the
 sum of the account's rows, and "spend" is its debits (rows with a negative
 delta), so `month_spent` (§10.1), the usage trend (§10.6), the export (§10.7)
 and the statement (§10.8) are the same rows bucketed different ways. The
@@ -26,6 +26,7 @@ from typing import Any
 from mock_server.benchwright.model import ledger
 from mock_server.benchwright.model import lifecycle as pipeline
 from mock_server.benchwright.model.accounts import payer
+from mock_server.benchwright.model.rows import BillingControls, CheckoutSession, LedgerRow, Subscription, TopUp
 from mock_server.benchwright.resources import handler
 from mock_server.benchwright.spec_data import tiers
 from mock_server.benchwright.store import Store, User
@@ -86,50 +87,50 @@ def _shift_month(year: int, month: int, delta: int) -> tuple[int, int]:
     return index // 12, index % 12 + 1
 
 
-def _account_rows(store: Store, account_id: str) -> list[dict[str, Any]]:
+def _account_rows(store: Store, account_id: str) -> list[LedgerRow]:
     """The account's ledger rows, oldest first (insertion order breaks ties)."""
-    found = [row for row in ledger.rows(store).values() if row["account_id"] == account_id]
-    return [row for _, row in sorted(enumerate(found), key=lambda pair: (pair[1]["created_at"], pair[0]))]
+    found = [row for row in ledger.rows(store).values() if row.account_id == account_id]
+    return [row for _, row in sorted(enumerate(found), key=lambda pair: (pair[1].created_at, pair[0]))]
 
 
 def spend_by_month(store: Store, account_id: str) -> dict[str, int]:
     """Debits (negative deltas) per calendar month, as positive cents."""
     months: dict[str, int] = {}
     for row in _account_rows(store, account_id):
-        if row["delta_cents"] < 0:
-            key = _month_key(row["created_at"])
-            months[key] = months.get(key, 0) - row["delta_cents"]
+        if row.delta_cents < 0:
+            key = _month_key(row.created_at)
+            months[key] = months.get(key, 0) - row.delta_cents
     return months
 
 
 # -- controls, top-ups, subscriptions ------------------------------------------------
 
 
-def _controls(store: Store, account: User) -> dict[str, Any]:
-    row = store.table("billing_controls").get(account.id)
+def _controls(store: Store, account: User) -> BillingControls:
+    row = store.billing_controls.get(account.id)
     if row is None:
-        row = {
-            "account_id": account.id,
-            "monthly_cap_cents": DEFAULT_CONTROLS["monthly_cap_cents"],
-            "auto_refill": dict(DEFAULT_CONTROLS["auto_refill"]),
-            "alert": dict(DEFAULT_CONTROLS["alert"]),
-            "updated_at": account.created_at or store.clock.now(),
-        }
-        store.table("billing_controls")[account.id] = row
+        row = BillingControls(
+            account_id=account.id,
+            monthly_cap_cents=DEFAULT_CONTROLS["monthly_cap_cents"],
+            auto_refill=dict(DEFAULT_CONTROLS["auto_refill"]),
+            alert=dict(DEFAULT_CONTROLS["alert"]),
+            updated_at=account.created_at or store.clock.now(),
+        )
+        store.billing_controls[account.id] = row
     return row
 
 
-def topups(store: Store) -> dict[str, dict[str, Any]]:
-    return store.table("topups")
+def topups(store: Store) -> dict[str, TopUp]:
+    return store.topups
 
 
-def topup_json(row: dict[str, Any]) -> dict[str, Any]:
+def topup_json(row: TopUp) -> dict[str, Any]:
     return {
-        "id": "top_" + row["id"],
-        "status": row["status"],
-        "amount": money(row["amount_cents"]),
-        "stripe_payment_intent_id": row["stripe_payment_intent_id"],
-        "created_at": rfc3339(row["created_at"]),
+        "id": "top_" + row.id,
+        "status": row.status,
+        "amount": money(row.amount_cents),
+        "stripe_payment_intent_id": row.stripe_payment_intent_id,
+        "created_at": rfc3339(row.created_at),
     }
 
 
@@ -143,44 +144,44 @@ def _next_period_end(start: datetime, interval: str) -> datetime:
     return datetime(year, month, 1, tzinfo=UTC)
 
 
-def subscription(store: Store, user: User) -> dict[str, Any] | None:
+def subscription(store: Store, user: User) -> Subscription | None:
     """The user's paid subscription, or None on `free` (§10.9).
 
     Periods roll over lazily against the simulated clock: a subscription set to
     cancel ends at its period end and the tier drops to `free`; otherwise it renews."""
-    table = store.table("subscriptions")
+    table = store.subscriptions
     row = table.get(user.id)
     if row is None:
         if user.tier == "free":
             return None
-        row = {
-            "user_id": user.id,
-            "tier": user.tier,
-            "interval": "month",
-            "status": "active",
-            "cancel_at_period_end": False,
-            "current_period_end": _next_period_end(store.clock.now(), "month"),
-        }
+        row = Subscription(
+            user_id=user.id,
+            tier=user.tier,
+            interval="month",
+            status="active",
+            cancel_at_period_end=False,
+            current_period_end=_next_period_end(store.clock.now(), "month"),
+        )
         table[user.id] = row
     now = store.clock.now()
-    while now >= row["current_period_end"]:
-        if row["cancel_at_period_end"]:
+    while now >= row.current_period_end:
+        if row.cancel_at_period_end:
             user.tier = "free"
             table.pop(user.id, None)
             return None
-        row["current_period_end"] = _next_period_end(row["current_period_end"], row["interval"])
+        row.current_period_end = _next_period_end(row.current_period_end, row.interval)
     return row
 
 
-def _subscription_json(row: dict[str, Any] | None) -> dict[str, Any] | None:
+def _subscription_json(row: Subscription | None) -> dict[str, Any] | None:
     if row is None:
         return None
     return {
-        "tier": row["tier"],
-        "interval": row["interval"],
-        "status": row["status"],
-        "cancel_at_period_end": row["cancel_at_period_end"],
-        "current_period_end": rfc3339(row["current_period_end"]),
+        "tier": row.tier,
+        "interval": row.interval,
+        "status": row.status,
+        "cancel_at_period_end": row.cancel_at_period_end,
+        "current_period_end": rfc3339(row.current_period_end),
     }
 
 
@@ -227,9 +228,9 @@ def balance_json(ctx: Ctx, expand: list[str] | None = None) -> dict[str, Any]:
     account = store.account_of(ctx.user)
     controls = _controls(store, account)
     rows = _account_rows(store, account.id)
-    cap = controls["monthly_cap_cents"]
-    refill = controls["auto_refill"]
-    updated = max([controls["updated_at"], *(row["created_at"] for row in rows[-1:])])
+    cap = controls.monthly_cap_cents
+    refill = controls.auto_refill
+    updated = max([controls.updated_at, *(row.created_at for row in rows[-1:])])
     body: dict[str, Any] = {
         "object": "balance",
         "balance": money(ledger.balance_cents(store, account.id)),
@@ -240,7 +241,7 @@ def balance_json(ctx: Ctx, expand: list[str] | None = None) -> dict[str, Any]:
             "amount": money(refill["amount_cents"]),
             "threshold": money(refill["threshold_cents"]),
         },
-        "alert": dict(controls["alert"]),
+        "alert": dict(controls.alert),
         "updated_at": rfc3339(updated),
         "payer": payer(store, ctx.user),
     }
@@ -250,8 +251,8 @@ def balance_json(ctx: Ctx, expand: list[str] | None = None) -> dict[str, Any]:
 
 
 def _expand_topups(ctx: Ctx, account: User) -> list[dict[str, Any]]:
-    paid = [t for t in topups(ctx.store).values() if t["account_id"] == account.id and t["status"] == "succeeded"]
-    paid.sort(key=lambda t: t["created_at"], reverse=True)
+    paid = [t for t in topups(ctx.store).values() if t.account_id == account.id and t.status == "succeeded"]
+    paid.sort(key=lambda t: t.created_at, reverse=True)
     return [topup_json(t) for t in paid[:20]]
 
 
@@ -262,9 +263,9 @@ def _expand_counters(ctx: Ctx, account: User) -> dict[str, int]:
     billed = [r for r in pipeline.runs(store).values() if _payer_id(store, r.user_id) == account.id]
     return {
         "transactions": len(rows),
-        "transactions_this_month": sum(1 for r in rows if _month_key(r["created_at"]) == month),
+        "transactions_this_month": sum(1 for r in rows if _month_key(r.created_at) == month),
         "topups_succeeded": sum(
-            1 for t in topups(store).values() if t["account_id"] == account.id and t["status"] == "succeeded"
+            1 for t in topups(store).values() if t.account_id == account.id and t.status == "succeeded"
         ),
         "runs": len(billed),
         "runs_this_month": sum(1 for r in billed if _month_key(r.created_at) == month),
@@ -311,10 +312,10 @@ async def patch_billing_controls(ctx: Ctx) -> Reply:
     body = ctx.body or {}
     controls = _controls(store, account)
     if "monthly_cap_cents" in body:
-        controls["monthly_cap_cents"] = body["monthly_cap_cents"]
-    controls["auto_refill"].update(body.get("auto_refill") or {})
-    controls["alert"].update(body.get("alert") or {})
-    controls["updated_at"] = store.clock.now()
+        controls.monthly_cap_cents = body["monthly_cap_cents"]
+    controls.auto_refill.update(body.get("auto_refill") or {})
+    controls.alert.update(body.get("alert") or {})
+    controls.updated_at = store.clock.now()
     return Reply(balance_json(ctx))
 
 
@@ -331,24 +332,24 @@ async def get_usage_trend(ctx: Ctx) -> Reply:
 async def create_topup(ctx: Ctx) -> Reply:
     """§10.2: a pending top-up and its hosted Checkout; the balance moves only once it is paid."""
     store = ctx.store
-    row = {
-        "id": str(uuid.uuid4()),
-        "account_id": store.account_of(ctx.user).id,
-        "user_id": ctx.user.id,
-        "amount_cents": ctx.body["amount_cents"],
-        "status": "pending",
-        "checkout_session_id": _checkout_id(),
-        "stripe_payment_intent_id": None,
-        "created_at": store.clock.now(),
-    }
-    topups(store)[row["id"]] = row
-    return Reply({"url": CHECKOUT_BASE + row["checkout_session_id"]})
+    row = TopUp(
+        id=str(uuid.uuid4()),
+        account_id=store.account_of(ctx.user).id,
+        user_id=ctx.user.id,
+        amount_cents=ctx.body["amount_cents"],
+        status="pending",
+        checkout_session_id=_checkout_id(),
+        stripe_payment_intent_id=None,
+        created_at=store.clock.now(),
+    )
+    topups(store)[row.id] = row
+    return Reply({"url": CHECKOUT_BASE + row.checkout_session_id})
 
 
-def _find_topup(store: Store, handle: str) -> dict[str, Any] | None:
+def _find_topup(store: Store, handle: str) -> TopUp | None:
     """By `top_<uuid>`, bare UUID, or the Checkout session id of its `url`."""
     if handle.startswith("cs_"):
-        return next((t for t in topups(store).values() if t["checkout_session_id"] == handle), None)
+        return next((t for t in topups(store).values() if t.checkout_session_id == handle), None)
     return topups(store).get(handle.removeprefix("top_").lower())
 
 
@@ -361,15 +362,15 @@ def mark_topup_paid(mock: Any, topup_id: str) -> dict[str, Any]:
     row = _find_topup(store, topup_id)
     if row is None:
         raise Problem(404, "not_found", f"No top-up {topup_id}.")
-    if row["status"] != "succeeded":
-        row["status"] = "succeeded"
-        row["stripe_payment_intent_id"] = "pi_" + secrets.token_hex(12)
+    if row.status != "succeeded":
+        row.status = "succeeded"
+        row.stripe_payment_intent_id = "pi_" + secrets.token_hex(12)
         ledger.post(
             store,
-            row["account_id"],
+            row.account_id,
             "stripe_topup",
-            row["amount_cents"],
-            reference_id=row["id"],
+            row.amount_cents,
+            reference_id=row.id,
             reference_type="topup",
         )
     return topup_json(row)
@@ -379,7 +380,7 @@ def mark_topup_paid(mock: Any, topup_id: str) -> dict[str, Any]:
 async def get_topup(ctx: Ctx) -> Reply:
     """§10.3: `top_`-prefixed or bare; anything but a succeeded top-up of yours is a `404`."""
     row = topups(ctx.store).get(ctx.path["id"].removeprefix("top_").lower())
-    if row is None or row["account_id"] != ctx.store.account_of(ctx.user).id or row["status"] != "succeeded":
+    if row is None or row.account_id != ctx.store.account_of(ctx.user).id or row.status != "succeeded":
         raise not_found("Top-up")
     return Reply(topup_json(row))
 
@@ -396,7 +397,7 @@ async def list_transactions(ctx: Ctx) -> Reply:
     kind = ctx.query.get("kind")
     rows = _account_rows(ctx.store, ctx.store.account_of(ctx.user).id)[::-1]
     if kind not in (None, "all"):
-        rows = [row for row in rows if row["kind"] == kind]
+        rows = [row for row in rows if row.kind == kind]
     limit, offset = ctx.query["limit"], ctx.query.get("offset") or 0
     return Reply(
         {
@@ -448,15 +449,15 @@ async def export_billing(ctx: Ctx) -> Reply:
             TRANSACTION_COLUMNS,
             [
                 [
-                    row["id"],
-                    rfc3339(row["created_at"]),
-                    row["kind"],
-                    row["delta_cents"],
-                    row["balance_after_cents"],
+                    row.id,
+                    rfc3339(row.created_at),
+                    row.kind,
+                    row.delta_cents,
+                    row.balance_after_cents,
                     CURRENCY,
-                    row["reference_type"],
-                    row["reference_id"],
-                    row["note"],
+                    row.reference_type,
+                    row.reference_id,
+                    row.note,
                 ]
                 for row in _account_rows(store, account.id)
             ],
@@ -479,27 +480,27 @@ def statement_html(store: Store, account: User, month: str) -> str:
     start = datetime(year, number, 1, tzinfo=UTC)
     end = datetime(*_shift_month(year, number, 1), 1, tzinfo=UTC)
     rows = _account_rows(store, account.id)
-    opening = sum(r["delta_cents"] for r in rows if r["created_at"] < start)
-    inside = [r for r in rows if start <= r["created_at"] < end]
+    opening = sum(r.delta_cents for r in rows if r.created_at < start)
+    inside = [r for r in rows if start <= r.created_at < end]
     running = opening
     lines = []
     for row in inside:
-        running += row["delta_cents"]
-        debit = _dollars(-row["delta_cents"]) if row["delta_cents"] < 0 else ""
-        credit = _dollars(row["delta_cents"]) if row["delta_cents"] >= 0 else ""
-        reference = f"{row['reference_type'] or ''} {row['reference_id'] or ''}".strip()
+        running += row.delta_cents
+        debit = _dollars(-row.delta_cents) if row.delta_cents < 0 else ""
+        credit = _dollars(row.delta_cents) if row.delta_cents >= 0 else ""
+        reference = f"{row.reference_type or ''} {row.reference_id or ''}".strip()
         lines.append(
             "<tr>"
-            f"<td>{html.escape(rfc3339(row['created_at'])[:10])}</td>"
-            f"<td>{html.escape(row['kind'])}</td>"
+            f"<td>{html.escape(rfc3339(row.created_at)[:10])}</td>"
+            f"<td>{html.escape(row.kind)}</td>"
             f"<td>{html.escape(reference)}</td>"
-            f"<td>{html.escape(row['note'] or '')}</td>"
+            f"<td>{html.escape(row.note or '')}</td>"
             f'<td class="num">{debit}</td><td class="num">{credit}</td>'
             f'<td class="num">{_dollars(running)}</td>'
             "</tr>"
         )
-    debits = -sum(r["delta_cents"] for r in inside if r["delta_cents"] < 0)
-    credits = sum(r["delta_cents"] for r in inside if r["delta_cents"] >= 0)
+    debits = -sum(r.delta_cents for r in inside if r.delta_cents < 0)
+    credits = sum(r.delta_cents for r in inside if r.delta_cents >= 0)
     last_day = date.fromordinal(end.toordinal() - 1)
     empty = '<tr><td colspan="7">No transactions this period.</td></tr>'
     return f"""<!DOCTYPE html>
@@ -554,8 +555,8 @@ async def get_billing_statement(ctx: Ctx) -> Reply:
 # -- subscription --------------------------------------------------------------------
 
 
-def checkout_sessions(store: Store) -> dict[str, dict[str, Any]]:
-    return store.table("checkout_sessions")
+def checkout_sessions(store: Store) -> dict[str, CheckoutSession]:
+    return store.checkout_sessions
 
 
 @handler("changeSubscription")
@@ -567,18 +568,18 @@ async def change_subscription(ctx: Ctx) -> Reply:
     if tier == "free":
         current = subscription(store, user)
         if current is not None:
-            current["cancel_at_period_end"] = True
+            current.cancel_at_period_end = True
         return Reply({"ok": True})
-    session = {
-        "id": _checkout_id(),
-        "user_id": user.id,
-        "tier": tier,
-        "interval": "year" if str(ctx.body.get("interval", "")).lower() in ANNUAL else "month",
-        "status": "open",
-        "created_at": store.clock.now(),
-    }
-    checkout_sessions(store)[session["id"]] = session
-    return Reply({"url": CHECKOUT_BASE + session["id"]})
+    session = CheckoutSession(
+        id=_checkout_id(),
+        user_id=user.id,
+        tier=tier,
+        interval="year" if str(ctx.body.get("interval", "")).lower() in ANNUAL else "month",
+        status="open",
+        created_at=store.clock.now(),
+    )
+    checkout_sessions(store)[session.id] = session
+    return Reply({"url": CHECKOUT_BASE + session.id})
 
 
 def complete_checkout(mock: Any, session_id: str) -> dict[str, Any]:
@@ -589,8 +590,8 @@ def complete_checkout(mock: Any, session_id: str) -> dict[str, Any]:
     session = checkout_sessions(mock.store).get(session_id)
     if session is None:
         raise Problem(404, "not_found", f"No checkout session {session_id}.")
-    session["status"] = "complete"
-    return {key: session[key] for key in ("id", "status", "tier", "interval")}
+    session.status = "complete"
+    return {"id": session.id, "status": session.status, "tier": session.tier, "interval": session.interval}
 
 
 @handler("verifySubscription")
@@ -601,22 +602,22 @@ async def verify_subscription(ctx: Ctx) -> Reply:
     if session is None:
         raise invalid("session_id: no such Checkout session", field="body.session_id")
     user = ctx.user
-    if session["user_id"] != user.id:
+    if session.user_id != user.id:
         raise Problem(403, "forbidden", "This Checkout session belongs to another user.")
-    if session["status"] != "complete":
+    if session.status != "complete":
         return Reply({"ok": False, "reason": "pending"})
-    if not session.get("applied"):
-        user.tier = session["tier"]
-        store.table("subscriptions")[user.id] = {
-            "user_id": user.id,
-            "tier": session["tier"],
-            "interval": session["interval"],
-            "status": "active",
-            "cancel_at_period_end": False,
-            "current_period_end": _next_period_end(store.clock.now(), session["interval"]),
-        }
-        session["applied"] = True
-    return Reply({"ok": True, "tier": session["tier"]})
+    if not session.applied:
+        user.tier = session.tier
+        store.subscriptions[user.id] = Subscription(
+            user_id=user.id,
+            tier=session.tier,
+            interval=session.interval,
+            status="active",
+            cancel_at_period_end=False,
+            current_period_end=_next_period_end(store.clock.now(), session.interval),
+        )
+        session.applied = True
+    return Reply({"ok": True, "tier": session.tier})
 
 
 # -- fixtures ------------------------------------------------------------------------
@@ -626,7 +627,7 @@ def seed_billing(store: Store) -> None:
     """Ledger kinds outside the `kind` filter allowlist (§10.4), on the default account,
     so an unfiltered page shows rows a client cannot filter on. Idempotent."""
     account_id = store.default_user_id
-    held = {(row["account_id"], row["kind"], row["note"]) for row in ledger.rows(store).values()}
+    held = {(row.account_id, row.kind, row.note) for row in ledger.rows(store).values()}
     for (kind, note), cents in zip(SEED_NOTES.items(), (-37, -120), strict=True):
         if (account_id, kind, note) not in held:
             ledger.post(store, account_id, kind, cents, note=note)

@@ -33,9 +33,8 @@ online is allowed ("the usual cause is a restart") and recorded in
 `contended_at` / `contended_detail`. `online` means a registration was seen
 within `ONLINE_WINDOW` (60 s) of simulated time.
 
-Sessions (§9a.3), `store.table("egress_sessions")`: id -> {id ("les_" + 12 hex),
-run_id, user_id, endpoint_id, mode, allow_hosts, status (pending | attached |
-failed), token, reason, created_at, attached_at, failed_at}. A launch with
+Sessions (§9a.3), `store.egress_sessions`: id ("les_" + 12 hex) ->
+`EgressSession`. A launch with
 `metadata.local_egress` or `metadata.egress_endpoint` opens one per run
 (`open_session`) and holds the run until a machine attaches. The session freezes
 the policy in force at launch ("a run freezes whichever was in force at
@@ -67,9 +66,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from mock_server.benchwright.model import lifecycle as pipeline
 from mock_server.benchwright.model.lifecycle import Run
+from mock_server.benchwright.model.present import present, schema
+from mock_server.benchwright.model.rows import EgressEndpoint, EgressSession
+from mock_server.benchwright.model.runs import readable_run
 from mock_server.benchwright.resources import handler
 from mock_server.benchwright.resources.host_policy import normalize_host, record_blocked
-from mock_server.benchwright.resources.runs import readable_run
 from mock_server.benchwright.store import Store
 from mock_server.engine import Ctx, Reply
 from mock_server.policies.problems import Problem, invalid, not_found
@@ -84,19 +85,19 @@ PROVIDER_HOSTS = {"openrouter": "openrouter.ai", "together": "api.together.xyz"}
 # -- registration (§9a.1) --------------------------------------------------------------
 
 
-def _endpoints(store: Store) -> dict[str, dict[str, Any]]:
-    return store.table("egress_endpoints")
+def _endpoints(store: Store) -> dict[str, EgressEndpoint]:
+    return store.egress_endpoints
 
 
-def _online(endpoint: dict[str, Any], now: datetime) -> bool:
-    seen = endpoint["last_seen_at"]
+def _online(endpoint: EgressEndpoint, now: datetime) -> bool:
+    seen = endpoint.last_seen_at
     return seen is not None and now - seen <= ONLINE_WINDOW
 
 
 def endpoint_online(ctx: Ctx, endpoint_id: str) -> bool:
     """§9a.2's launch-time check: the caller's machine `endpoint_id` is serving now."""
     endpoint = _endpoints(ctx.store).get(endpoint_id)
-    return endpoint is not None and endpoint["user_id"] == ctx.user.id and _online(endpoint, ctx.store.clock.now())
+    return endpoint is not None and endpoint.user_id == ctx.user.id and _online(endpoint, ctx.store.clock.now())
 
 
 def _b64(text: str, field: str) -> bytes:
@@ -136,39 +137,24 @@ def _verified_key(body: dict[str, Any]) -> str:
     return base64.b64encode(key.public_bytes_raw()).decode()
 
 
-def _endpoint_json(endpoint: dict[str, Any], now: datetime) -> dict[str, Any]:
-    def stamp(value: datetime | None) -> str | None:
-        return rfc3339(value) if value else None
-
-    return {
-        "id": endpoint["id"],
-        "label": endpoint["label"],
-        "mode": endpoint["mode"],
-        "allow_hosts": list(endpoint["allow_hosts"]),
-        "last_seen_at": stamp(endpoint["last_seen_at"]),
-        "created_at": rfc3339(endpoint["created_at"]),
-        "instance_id": endpoint["instance_id"],
-        "claimed_at": stamp(endpoint["claimed_at"]),
-        "contended_at": stamp(endpoint["contended_at"]),
-        "contended_detail": endpoint["contended_detail"],
-        "online": _online(endpoint, now),
-    }
+def _endpoint_json(ctx: Ctx, endpoint: EgressEndpoint, now: datetime) -> dict[str, Any]:
+    return {**present(endpoint, schema(ctx.api.spec, "EgressEndpoint")), "online": _online(endpoint, now)}
 
 
-def _claim(endpoint: dict[str, Any], instance_id: str | None, now: datetime) -> None:
+def _claim(endpoint: EgressEndpoint, instance_id: str | None, now: datetime) -> None:
     """§9a.1: a different agent process may take over a live fingerprint; it is recorded."""
-    holder = endpoint["instance_id"]
+    holder = endpoint.instance_id
     if instance_id is None or instance_id == holder:
         return
     if holder is not None and _online(endpoint, now):
-        endpoint["contended_at"] = now
-        endpoint["contended_detail"] = {
+        endpoint.contended_at = now
+        endpoint.contended_detail = {
             "previous_instance_id": holder,
             "instance_id": instance_id,
-            "previous_last_seen_at": rfc3339(endpoint["last_seen_at"]),
+            "previous_last_seen_at": rfc3339(endpoint.last_seen_at),
         }
-    endpoint["instance_id"] = instance_id
-    endpoint["claimed_at"] = now
+    endpoint.instance_id = instance_id
+    endpoint.claimed_at = now
 
 
 @handler("registerEgressEndpoint")
@@ -178,84 +164,82 @@ async def register_egress_endpoint(ctx: Ctx) -> Reply:
     key = _verified_key(body)
     now = ctx.store.clock.now()
     endpoint = _endpoints(ctx.store).get(body["id"])
-    if endpoint is not None and (endpoint["public_key"] != key or endpoint["user_id"] != ctx.user.id):
+    if endpoint is not None and (endpoint.public_key != key or endpoint.user_id != ctx.user.id):
         raise Problem(409, "fingerprint_taken", f"{body['id']} is already registered to a different key.")
     if endpoint is None:
-        endpoint = {
-            "id": body["id"],
-            "user_id": ctx.user.id,
-            "public_key": key,
-            "label": body.get("label"),
-            "mode": body.get("mode") or DEFAULT_MODE,
-            "allow_hosts": list(body.get("allow_hosts") or []),
-            "created_at": now,
-            "last_seen_at": None,
-            "instance_id": body.get("instance_id"),
-            "claimed_at": now,
-            "contended_at": None,
-            "contended_detail": None,
-        }
-        _endpoints(ctx.store)[endpoint["id"]] = endpoint
+        endpoint = EgressEndpoint(
+            id=body["id"],
+            user_id=ctx.user.id,
+            public_key=key,
+            label=body.get("label"),
+            mode=body.get("mode") or DEFAULT_MODE,
+            allow_hosts=list(body.get("allow_hosts") or []),
+            created_at=now,
+            last_seen_at=None,
+            instance_id=body.get("instance_id"),
+            claimed_at=now,
+        )
+        _endpoints(ctx.store)[endpoint.id] = endpoint
     else:
         _claim(endpoint, body.get("instance_id"), now)
         if "mode" in body:
-            endpoint["mode"] = body["mode"]
-            endpoint["allow_hosts"] = list(body.get("allow_hosts") or [])
+            endpoint.mode = body["mode"]
+            endpoint.allow_hosts = list(body.get("allow_hosts") or [])
         if "label" in body:
-            endpoint["label"] = body["label"]
-    endpoint["last_seen_at"] = now
-    return Reply(_endpoint_json(endpoint, now))
+            endpoint.label = body["label"]
+    endpoint.last_seen_at = now
+    return Reply(_endpoint_json(ctx, endpoint, now))
 
 
 @handler("listEgressEndpoints")
 async def list_egress_endpoints(ctx: Ctx) -> Reply:
     now = ctx.store.clock.now()
-    mine = [e for e in _endpoints(ctx.store).values() if e["user_id"] == ctx.user.id]
-    mine.sort(key=lambda e: (e["created_at"], e["id"]))
-    return Reply({"data": [_endpoint_json(e, now) for e in mine]})
+    mine = [e for e in _endpoints(ctx.store).values() if e.user_id == ctx.user.id]
+    mine.sort(key=lambda e: (e.created_at, e.id))
+    return Reply({"data": [_endpoint_json(ctx, e, now) for e in mine]})
 
 
 @handler("deleteEgressEndpoint")
 async def delete_egress_endpoint(ctx: Ctx) -> Reply:
     """§9a.1: "Forget one. Runs that named it will no longer find it." """
     endpoint = _endpoints(ctx.store).get(ctx.path["id"])
-    if endpoint is None or endpoint["user_id"] != ctx.user.id:
+    if endpoint is None or endpoint.user_id != ctx.user.id:
         raise not_found("Egress endpoint")
-    del _endpoints(ctx.store)[endpoint["id"]]
+    del _endpoints(ctx.store)[endpoint.id]
     return Reply(status=204)
 
 
 # -- sessions (§9a.2, §9a.3) ---------------------------------------------------------
 
 
-def _sessions(store: Store) -> dict[str, dict[str, Any]]:
-    return store.table("egress_sessions")
+def _sessions(store: Store) -> dict[str, EgressSession]:
+    return store.egress_sessions
 
 
-def session_of(store: Store, run_id: str) -> dict[str, Any] | None:
-    return next((s for s in _sessions(store).values() if s["run_id"] == run_id), None)
+def session_of(store: Store, run_id: str) -> EgressSession | None:
+    return next((s for s in _sessions(store).values() if s.run_id == run_id), None)
 
 
-def _serving_endpoint(store: Store, session: dict[str, Any]) -> dict[str, Any] | None:
+def _serving_endpoint(store: Store, session: EgressSession) -> EgressEndpoint | None:
     """The pinned machine, or for a bare `local_egress` the owner's most recently seen online one."""
-    endpoints = [e for e in _endpoints(store).values() if e["user_id"] == session["user_id"]]
-    if session["endpoint_id"]:
-        return next((e for e in endpoints if e["id"] == session["endpoint_id"]), None)
+    endpoints = [e for e in _endpoints(store).values() if e.user_id == session.user_id]
+    if session.endpoint_id:
+        return next((e for e in endpoints if e.id == session.endpoint_id), None)
     now = store.clock.now()
     online = [e for e in endpoints if _online(e, now)]
-    return max(online, key=lambda e: (e["last_seen_at"], e["id"]), default=None)
+    return max(online, key=lambda e: (e.last_seen_at, e.id), default=None)
 
 
-def _bind(store: Store, session: dict[str, Any]) -> None:
+def _bind(store: Store, session: EgressSession) -> None:
     """Freeze the serving machine's policy onto the session, once."""
-    if session["mode"] is not None:
+    if session.mode is not None:
         return
     endpoint = _serving_endpoint(store, session)
     if endpoint is not None:
-        session.update(endpoint_id=endpoint["id"], mode=endpoint["mode"], allow_hosts=list(endpoint["allow_hosts"]))
+        session.endpoint_id, session.mode, session.allow_hosts = endpoint.id, endpoint.mode, list(endpoint.allow_hosts)
 
 
-def open_session(store: Store, run: Run, metadata: dict[str, Any]) -> dict[str, Any] | None:
+def open_session(store: Store, run: Run, metadata: dict[str, Any]) -> EgressSession | None:
     """Called by the launch (§9a.2): a run asking for local egress waits for a machine
     to attach (§9a.3). One session per run; calling again returns it."""
     if not metadata.get("egress_endpoint") and not metadata.get("local_egress"):
@@ -263,66 +247,60 @@ def open_session(store: Store, run: Run, metadata: dict[str, Any]) -> dict[str, 
     existing = session_of(store, run.id)
     if existing is not None:
         return existing
-    session = {
-        "id": "les_" + secrets.token_hex(6),
-        "run_id": run.id,
-        "user_id": run.user_id,
-        "endpoint_id": metadata.get("egress_endpoint"),
-        "mode": None,
-        "allow_hosts": None,
-        "status": "pending",
-        "token": "tun_" + secrets.token_hex(5),
-        "reason": None,
-        "created_at": store.clock.now(),
-        "attached_at": None,
-        "failed_at": None,
-    }
+    session = EgressSession(
+        id="les_" + secrets.token_hex(6),
+        run_id=run.id,
+        user_id=run.user_id,
+        endpoint_id=metadata.get("egress_endpoint"),
+        token="tun_" + secrets.token_hex(5),
+        created_at=store.clock.now(),
+    )
     _bind(store, session)
-    _sessions(store)[session["id"]] = session
+    _sessions(store)[session.id] = session
     run.held = True
     return session
 
 
-def _status(store: Store, session: dict[str, Any]) -> str:
-    run = pipeline.get_run(store, session["run_id"])
-    if session["status"] != "failed" and (run is None or run.terminal):
+def _status(store: Store, session: EgressSession) -> str:
+    run = pipeline.get_run(store, session.run_id)
+    if session.status != "failed" and (run is None or run.terminal):
         return "ended"
-    return session["status"]
+    return session.status
 
 
-def _owned_session(ctx: Ctx) -> dict[str, Any]:
+def _owned_session(ctx: Ctx) -> EgressSession:
     """The session id "scopes the report to that run, so a stray call cannot land on someone else's"."""
     session = _sessions(ctx.store).get(ctx.path["id"])
-    if session is None or session["user_id"] != ctx.user.id:
+    if session is None or session.user_id != ctx.user.id:
         raise not_found("Local-egress session")
     return session
 
 
-def _open_run(ctx: Ctx, session: dict[str, Any]) -> Run:
+def _open_run(ctx: Ctx, session: EgressSession) -> Run:
     status = _status(ctx.store, session)
     if status in ("failed", "ended"):
-        raise Problem(404, "not_found", f"Local-egress session {session['id']} has {status}; nothing to serve.")
-    return pipeline.get_run(ctx.store, session["run_id"])
+        raise Problem(404, "not_found", f"Local-egress session {session.id} has {status}; nothing to serve.")
+    return pipeline.get_run(ctx.store, session.run_id)
 
 
 @handler("getPendingLocalEgress")
 async def get_pending_local_egress(ctx: Ctx) -> Reply:
     """§9a.3: the machine polls for work ("nothing can call it"); `204` when none waits."""
     waiting = [
-        s for s in _sessions(ctx.store).values() if s["user_id"] == ctx.user.id and _status(ctx.store, s) == "pending"
+        s for s in _sessions(ctx.store).values() if s.user_id == ctx.user.id and _status(ctx.store, s) == "pending"
     ]
     if not waiting:
         return Reply(status=204)
-    session = min(waiting, key=lambda s: (s["created_at"], s["id"]))
+    session = min(waiting, key=lambda s: (s.created_at, s.id))
     body = {
-        "id": session["id"],
-        "run_id": session["run_id"],
-        "endpoint_id": session["endpoint_id"],
-        "connection": {"url": f"wss://tunnel.benchwright.ai/s/{session['id']}", "token": session["token"]},
-        "created_at": rfc3339(session["created_at"]),
+        "id": session.id,
+        "run_id": session.run_id,
+        "endpoint_id": session.endpoint_id,
+        "connection": {"url": f"wss://tunnel.benchwright.ai/s/{session.id}", "token": session.token},
+        "created_at": rfc3339(session.created_at),
     }
-    if session["mode"] is not None:
-        body.update(mode=session["mode"], allow_hosts=list(session["allow_hosts"]))
+    if session.mode is not None:
+        body.update(mode=session.mode, allow_hosts=list(session.allow_hosts))
     return Reply(body)
 
 
@@ -330,14 +308,7 @@ async def get_pending_local_egress(ctx: Ctx) -> Reply:
 async def get_local_egress_session(ctx: Ctx) -> Reply:
     """§9a.3: "status only and returns no connection details"."""
     session = _owned_session(ctx)
-    return Reply(
-        {
-            "id": session["id"],
-            "run_id": session["run_id"],
-            "endpoint_id": session["endpoint_id"],
-            "status": _status(ctx.store, session),
-        }
-    )
+    return Reply({**present(session, schema(ctx.api.spec, "LocalEgressStatus")), "status": _status(ctx.store, session)})
 
 
 def _egress_ip(session_id: str) -> str:
@@ -349,17 +320,17 @@ async def attach_local_egress(ctx: Ctx) -> Reply:
     """§9a.3: "connected, the run may proceed". Attaching again is a no-op."""
     session = _owned_session(ctx)
     run = _open_run(ctx, session)
-    if session["status"] == "attached":
+    if session.status == "attached":
         return Reply({"ok": True})
     now = ctx.store.clock.now()
     _bind(ctx.store, session)
-    session.update(status="attached", attached_at=now)
+    session.status, session.attached_at = "attached", now
     if run.held and not run.halted:
         run.held = False
         pipeline.retime(run, now)
         after = next((i + 1 for i, step in enumerate(run.plan) if step.type == "SandboxCreated"), 0)
         at = run.plan[after - 1].at if after else now
-        data = {"egress_ip": _egress_ip(session["id"]), "attach_timeout_sec": ATTACH_TIMEOUT_SEC}
+        data = {"egress_ip": _egress_ip(session.id), "attach_timeout_sec": ATTACH_TIMEOUT_SEC}
         run.plan.insert(after, pipeline.Step(at, "LocalEgressAttached", data))
         run.updated_at = max(run.updated_at, now)
         ctx.store.clock.notify()
@@ -370,11 +341,11 @@ async def attach_local_egress(ctx: Ctx) -> Reply:
 async def fail_local_egress(ctx: Ctx) -> Reply:
     """§9a.3: "could not connect, fail the run"."""
     session = _owned_session(ctx)
-    if session["status"] == "failed":
+    if session.status == "failed":
         return Reply({"ok": True})
     run = _open_run(ctx, session)
     reason = " ".join(str((ctx.body or {}).get("reason") or "").split())[:200] or None
-    session.update(status="failed", failed_at=ctx.store.clock.now(), reason=reason)
+    session.status, session.failed_at, session.reason = "failed", ctx.store.clock.now(), reason
     detail = "local egress machine could not connect" + (f": {reason}" if reason else "")
     pipeline.stop(ctx.api, run, "local_egress_failed" + (f": {reason}" if reason else ""), error=detail)
     return Reply({"ok": True})
@@ -385,7 +356,7 @@ async def report_local_egress_denials(ctx: Ctx) -> Reply:
     """§9a.3: hosts your machine refused "land on the run's blocked-hosts card (§9.7)
     tagged `source=home`"."""
     session = _owned_session(ctx)
-    run = pipeline.get_run(ctx.store, session["run_id"])
+    run = pipeline.get_run(ctx.store, session.run_id)
     if run is None:
         raise not_found("Run")
     now = ctx.store.clock.now()
@@ -417,15 +388,15 @@ def _hosts_reached(run: Run) -> list[tuple[str, datetime]]:
 @handler("listRunEgressRoutes")
 async def list_run_egress_routes(ctx: Ctx) -> Reply:
     """§9a.4: "one row per host the run reached", as the run decided each route."""
-    run = readable_run(ctx)
+    run = readable_run(ctx.store, ctx.user, ctx.path["id"])
     session = session_of(ctx.store, run.id)
-    if session is None or session["attached_at"] is None or session["mode"] is None:
+    if session is None or session.attached_at is None or session.mode is None:
         return Reply({"data": []})
     rows: dict[str, dict[str, Any]] = {}
     for host, at in _hosts_reached(run):
         row = rows.get(host)
         if row is None:
-            route = "tunnel" if _tunnelled(host, session["mode"], session["allow_hosts"]) else "direct"
+            route = "tunnel" if _tunnelled(host, session.mode, session.allow_hosts) else "direct"
             rows[host] = {"host": host, "route": route, "seen_count": 1, "first_seen": at, "last_seen": at}
         else:
             row["seen_count"] += 1

@@ -1,6 +1,6 @@
 """Events and streaming (§5): polling (`GET …/events`) and SSE (`…/events:stream`).
 
-Both modes read the same event log (`Run.events`, written by `pipeline.py`) and
+Both modes read the same event log (`Run.events`, written by `model/lifecycle.py`) and
 pass every event's `data` through one function, `public_data`, which drops
 secret-named fields: "the events API drops secret-named fields from any older
 event that still has one" (§15 note on `ModelProxyCredentials`).
@@ -30,8 +30,8 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from mock_server.benchwright.model import lifecycle as pipeline
 from mock_server.benchwright.model.lifecycle import Run
+from mock_server.benchwright.model.runs import readable_run
 from mock_server.benchwright.resources import handler
-from mock_server.benchwright.resources.runs import readable_run
 from mock_server.engine import Ctx, Reply
 from mock_server.policies.pagination import decode_cursor, encode_cursor
 from mock_server.policies.problems import invalid
@@ -130,7 +130,7 @@ async def list_run_events(ctx: Ctx) -> Reply:
     """§5.1. The cursor is the last seq served (seq is monotonic, §5.3), tagged
     with the order so a desc cursor is refused by an asc list. `has_more` means
     only "this page came back full", never "the run has more to say"."""
-    run = readable_run(ctx)
+    run = readable_run(ctx.store, ctx.user, ctx.path["id"])
     descending = ctx.query.get("order") == "desc"
     after, before = ctx.query.get("after_seq"), ctx.query.get("before_seq")
     keep = _type_filter(ctx)
@@ -222,7 +222,7 @@ async def _stream(ctx: Ctx, run: Run, after: int, drop_after: int | None) -> Asy
 async def stream_run_events(ctx: Ctx) -> EventSourceResponse:
     """§5.2: backfill after the resume point, then live events, then a final
     `run.finished` once the run is terminal (at once on a finished run)."""
-    run = readable_run(ctx)
+    run = readable_run(ctx.store, ctx.user, ctx.path["id"])
     ping = ctx.api.config.sse_ping_seconds
     return EventSourceResponse(
         _stream(ctx, run, resume_after(ctx), ctx.api.faults.stream_drop_after(ctx.op)),

@@ -1,6 +1,6 @@
 """Operators (§12a): create, boot, chat with, and release simulated operators.
 
-An operator is a row of `store.table("operators")` owned by one user ("your
+An operator is an `Operator` row of `store.operators` owned by one user ("your
 operators only"; anyone else's is `404`). Like runs, it moves only with the
 simulated clock and is brought up to date lazily whenever it is read
 (`_sync`):
@@ -27,6 +27,7 @@ legacy`.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import struct
 import time
@@ -41,6 +42,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from mock_server.benchwright.model import ledger
 from mock_server.benchwright.model import lifecycle as pipeline
+from mock_server.benchwright.model.rows import InboxMessage, Operator, OperatorTurn
 from mock_server.benchwright.resources import handler
 from mock_server.benchwright.store import Store, User
 from mock_server.engine import Ctx, Reply
@@ -72,8 +74,8 @@ MEDIA_TYPES = {"png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "w
 SINCE_SEMANTICS = "see cursor fields; page with resume_index or resume_t0"
 
 
-def operators(store: Store) -> dict[str, dict[str, Any]]:
-    return store.table("operators")
+def operators(store: Store) -> dict[str, Operator]:
+    return store.operators
 
 
 # -- the simulated operator ---------------------------------------------------------
@@ -83,53 +85,53 @@ def _epoch(moment: datetime) -> float:
     return moment.timestamp()
 
 
-def _add_turn(op: dict[str, Any], role: str, text: str, at: datetime, *, working: bool = False) -> dict[str, Any]:
-    turn = {
-        "role": role,
-        "text": text,
-        "t0": _epoch(at),
-        "t1": None if working else _epoch(at),
-        "working": working,
-        "index": len(op["turns"]),
-    }
-    op["turns"].append(turn)
+def _add_turn(op: Operator, role: str, text: str, at: datetime, *, working: bool = False) -> OperatorTurn:
+    turn = OperatorTurn(
+        role=role,
+        text=text,
+        t0=_epoch(at),
+        t1=None if working else _epoch(at),
+        working=working,
+        index=len(op.turns),
+    )
+    op.turns.append(turn)
     return turn
 
 
-def _head(op: dict[str, Any]) -> dict[str, Any] | None:
+def _head(op: Operator) -> InboxMessage | None:
     """The message the bridge is on: the oldest one not yet answered."""
-    return next((m for m in op["inbox"] if m["state"] != "answered"), None)
+    return next((m for m in op.inbox if m.state != "answered"), None)
 
 
-def _due(op: dict[str, Any], message: dict[str, Any]) -> datetime:
+def _due(op: Operator, message: InboxMessage) -> datetime:
     """An `on_disk` file is taken only once the operator is free."""
-    if message["state"] == "on_disk":
-        return max(message["due"], op["ready_at"])
-    return message["due"]
+    if message.state == "on_disk":
+        return max(message.due, op.ready_at)
+    return message.due
 
 
-def _progressing(op: dict[str, Any]) -> bool:
-    return op["status"] == "running" and op["chat_alive"]
+def _progressing(op: Operator) -> bool:
+    return op.status == "running" and op.chat_alive
 
 
-def next_due(op: dict[str, Any]) -> datetime | None:
+def next_due(op: Operator) -> datetime | None:
     """When this operator next changes by itself, or None when it will not."""
-    if op["status"] == "booting":
-        return op["boot_at"] + timedelta(seconds=BOOT_SECONDS)
+    if op.status == "booting":
+        return op.boot_at + timedelta(seconds=BOOT_SECONDS)
     head = _head(op)
     if head is None or not _progressing(op):
         return None
     return _due(op, head)
 
 
-def _sync(store: Store, op: dict[str, Any], now: datetime | None = None) -> None:
+def _sync(store: Store, op: Operator, now: datetime | None = None) -> None:
     """Apply every step whose simulated time has come (by `now`), in order."""
     now = now or store.clock.now()
-    if op["status"] == "booting" and now >= op["boot_at"] + timedelta(seconds=BOOT_SECONDS):
-        up = op["boot_at"] + timedelta(seconds=BOOT_SECONDS)
-        op["status"] = "running"
-        op["ready_at"] = up
-        _add_turn(op, "note", f"Operator {op['name']} is up on a fresh machine.", up)
+    if op.status == "booting" and now >= op.boot_at + timedelta(seconds=BOOT_SECONDS):
+        up = op.boot_at + timedelta(seconds=BOOT_SECONDS)
+        op.status = "running"
+        op.ready_at = up
+        _add_turn(op, "note", f"Operator {op.name} is up on a fresh machine.", up)
     while _progressing(op):
         head = _head(op)
         if head is None or _due(op, head) > now:
@@ -137,26 +139,24 @@ def _sync(store: Store, op: dict[str, Any], now: datetime | None = None) -> None
         _step(store, op, head, _due(op, head))
 
 
-def _step(store: Store, op: dict[str, Any], message: dict[str, Any], at: datetime) -> None:
-    if message["state"] == "on_disk":
-        message["state"] = "handed_off_unread"
-        message["due"] = at + timedelta(seconds=READ_SECONDS)
-    elif message["state"] == "handed_off_unread":
-        message["state"] = "read"
-        _add_turn(op, "you", message["text"], at)
-        message["due"] = at + timedelta(seconds=THINK_SECONDS)
-    elif message.get("reply") is None:
-        message["final"] = _reply_text(store, op, message["text"])
-        words = message["final"].split(" ")
-        message["reply"] = _add_turn(op, "operator", " ".join(words[: max(1, len(words) // 2)]), at, working=True)[
-            "index"
-        ]
-        message["due"] = at + timedelta(seconds=REPLY_SECONDS)
+def _step(store: Store, op: Operator, message: InboxMessage, at: datetime) -> None:
+    if message.state == "on_disk":
+        message.state = "handed_off_unread"
+        message.due = at + timedelta(seconds=READ_SECONDS)
+    elif message.state == "handed_off_unread":
+        message.state = "read"
+        _add_turn(op, "you", message.text, at)
+        message.due = at + timedelta(seconds=THINK_SECONDS)
+    elif message.reply is None:
+        message.final = _reply_text(store, op, message.text)
+        words = message.final.split(" ")
+        message.reply = _add_turn(op, "operator", " ".join(words[: max(1, len(words) // 2)]), at, working=True).index
+        message.due = at + timedelta(seconds=REPLY_SECONDS)
     else:
-        turn = op["turns"][message["reply"]]
-        turn.update(text=message["final"], t1=_epoch(at), working=False)
-        message["state"] = "answered"
-        op["ready_at"] = at
+        turn = op.turns[message.reply]
+        turn.text, turn.t1, turn.working = message.final, _epoch(at), False
+        message.state = "answered"
+        op.ready_at = at
 
 
 def _scored_runs(store: Store, user_id: str) -> list[pipeline.Run]:
@@ -164,14 +164,14 @@ def _scored_runs(store: Store, user_id: str) -> list[pipeline.Run]:
     return sorted(finished, key=lambda r: r.finished_at or r.created_at)
 
 
-def _reply_text(store: Store, op: dict[str, Any], text: str) -> str:
+def _reply_text(store: Store, op: Operator, text: str) -> str:
     """What the simulated operator says: it knows the owner's runs and can chart their pass rates."""
     lowered = text.lower()
-    scored = _scored_runs(store, op["user_id"])
+    scored = _scored_runs(store, op.user_id)
     if "chart" in lowered or "plot" in lowered:
-        name = f"chart-{len(op['files']) + 1}.png" if op["files"] else "chart.png"
-        op["files"][name] = bar_chart_png([1 + round(r.score * 10) for r in scored[-5:]] or [1])
-        return f"Pass rate of your last {len(scored[-5:])} runs:\n\n![chart](/v1/operators/{op['id']}/files/{name})"
+        name = f"chart-{len(op.files) + 1}.png" if op.files else "chart.png"
+        op.files[name] = bar_chart_png([1 + round(r.score * 10) for r in scored[-5:]] or [1])
+        return f"Pass rate of your last {len(scored[-5:])} runs:\n\n![chart](/v1/operators/{op.id}/files/{name})"
     if "pass rate" in lowered or "score" in lowered:
         if not scored:
             return "You have no scored runs yet."
@@ -216,11 +216,11 @@ def kill_chat(mock: Any, operator_id: str, death_log: str | None = None) -> dict
     if op is None:
         raise Problem(404, "not_found", f"No operator {operator_id}.")
     _sync(store, op)
-    if op["status"] != "running":
-        raise invalid(f"operator {op['name']} is {op['status']}; only a running operator's chat can die")
-    op["chat_alive"] = False
-    op["died_at"] = store.clock.now()
-    op["death_log"] = death_log or "acp: chat process exited (signal 9)"
+    if op.status != "running":
+        raise invalid(f"operator {op.name} is {op.status}; only a running operator's chat can die")
+    op.chat_alive = False
+    op.died_at = store.clock.now()
+    op.death_log = death_log or "acp: chat process exited (signal 9)"
     store.clock.notify()
     return summary_json(op)
 
@@ -228,58 +228,58 @@ def kill_chat(mock: Any, operator_id: str, death_log: str | None = None) -> dict
 # -- representation ---------------------------------------------------------------------
 
 
-def summary_json(op: dict[str, Any]) -> dict[str, Any]:
-    return {key: op[key] for key in ("id", "name", "status", "placement", "mode")}
+def summary_json(op: Operator) -> dict[str, Any]:
+    return {"id": op.id, "name": op.name, "status": op.status, "placement": op.placement, "mode": op.mode}
 
 
-def _activity(op: dict[str, Any]) -> str:
-    if op["status"] != "running":
-        return op["status"]
-    if not op["chat_alive"]:
+def _activity(op: Operator) -> str:
+    if op.status != "running":
+        return op.status
+    if not op.chat_alive:
         return "unresponsive"
     head = _head(op)
-    return "working" if head is not None and head["state"] == "read" else "idle"
+    return "working" if head is not None and head.state == "read" else "idle"
 
 
-def _turn_json(turn: dict[str, Any]) -> dict[str, Any]:
-    body = dict(turn)
+def _turn_json(turn: OperatorTurn) -> dict[str, Any]:
+    body = dataclasses.asdict(turn)
     if len(body["text"]) > TURN_TEXT_MAX:
         body["text"] = body["text"][:TURN_TEXT_MAX]
         body["truncated"] = True
     return body
 
 
-def _pending_json(message: dict[str, Any]) -> dict[str, Any]:
+def _pending_json(message: InboxMessage) -> dict[str, Any]:
     return {
-        "ts": message["ts"],
-        "chars": len(message["text"]),
-        "preview": _preview(message["text"]),
-        "state": message["state"],
-        "withdrawable": message["state"] in WITHDRAWABLE,
+        "ts": message.ts,
+        "chars": len(message.text),
+        "preview": _preview(message.text),
+        "state": message.state,
+        "withdrawable": message.state in WITHDRAWABLE,
     }
 
 
-def _settled(op: dict[str, Any]) -> bool:
+def _settled(op: Operator) -> bool:
     """Every message answered and no turn still being written (`wait_for=idle`)."""
-    return _head(op) is None and not any(turn["working"] for turn in op["turns"])
+    return _head(op) is None and not any(turn.working for turn in op.turns)
 
 
 # -- access ------------------------------------------------------------------------------
 
 
-def _owned(ctx: Ctx) -> dict[str, Any]:
+def _owned(ctx: Ctx) -> Operator:
     """The caller's operator, brought up to date; `404` for unknown or not owned."""
     op = operators(ctx.store).get(ctx.path["id"])
-    if op is None or op["user_id"] != ctx.user.id:
+    if op is None or op.user_id != ctx.user.id:
         raise Problem(404, "not_found", "Operator not found, or not yours.")
     _sync(ctx.store, op)
     return op
 
 
-def _running(ctx: Ctx) -> dict[str, Any]:
+def _running(ctx: Ctx) -> Operator:
     op = _owned(ctx)
-    if op["status"] != "running":
-        raise Problem(409, "invalid_state", f"operator {op['name']} is not running (status: {op['status']})")
+    if op.status != "running":
+        raise Problem(409, "invalid_state", f"operator {op.name} is not running (status: {op.status})")
     return op
 
 
@@ -293,33 +293,27 @@ def _check_balance(store: Store, account: User) -> None:
 
 def new_operator(
     store: Store, user: User, name: str, *, at: datetime | None = None, operator_id: str | None = None
-) -> dict[str, Any]:
+) -> Operator:
     at = at or store.clock.now()
-    setting = store.table("settings").get((store.account_of(user).id, "operator_model"))
-    op = {
-        "id": operator_id or str(uuid.uuid4()),
-        "user_id": user.id,
-        "name": name,
-        "status": "booting",
-        "placement": "pod",
-        "mode": "chat",
-        "model": setting["value"] if setting and isinstance(setting.get("value"), str) else DEFAULT_MODEL,
-        "created_at": at,
-        "boot_at": at,
-        "ready_at": at,
-        "chat_alive": True,
-        "died_at": None,
-        "death_log": None,
-        "turns": [],
-        "inbox": [],
-        "files": {},
-    }
-    operators(store)[op["id"]] = op
+    setting = store.settings.get((store.account_of(user).id, "operator_model"))
+    op = Operator(
+        id=operator_id or str(uuid.uuid4()),
+        user_id=user.id,
+        name=name,
+        status="booting",
+        placement="pod",
+        mode="chat",
+        model=setting.value if setting and isinstance(setting.value, str) else DEFAULT_MODEL,
+        created_at=at,
+        boot_at=at,
+        ready_at=at,
+    )
+    operators(store)[op.id] = op
     return op
 
 
-def _boot(store: Store, op: dict[str, Any]) -> None:
-    op.update(status="booting", boot_at=store.clock.now(), chat_alive=True, died_at=None, death_log=None)
+def _boot(store: Store, op: Operator) -> None:
+    op.status, op.boot_at, op.chat_alive, op.died_at, op.death_log = "booting", store.clock.now(), True, None, None
     store.clock.notify()
 
 
@@ -331,27 +325,27 @@ async def create_operator(ctx: Ctx) -> Reply:
     account = store.account_of(user)
     if account.tier == "free":
         raise Problem(402, "operators_not_in_plan", "your plan does not include operators; upgrade to entry or above")
-    held = [op for op in operators(store).values() if store.account_of(store.users[op["user_id"]]).id == account.id]
+    held = [op for op in operators(store).values() if store.account_of(store.users[op.user_id]).id == account.id]
     if len(held) >= OPERATOR_LIMIT:
         raise Problem(402, "operator_limit_reached", f"operator limit reached ({OPERATOR_LIMIT} per account)")
     _check_balance(store, account)
-    mine = {op["name"] for op in operators(store).values() if op["user_id"] == user.id}
+    mine = {op.name for op in operators(store).values() if op.user_id == user.id}
     name = (ctx.body or {}).get("name")
     if name is None:
         name = next((n for n in NAMES if n not in mine), f"operator-{len(mine) + 1}")
     elif name in mine:
         raise Problem(409, "name_taken", f"you already have an operator named {name}")
     op = new_operator(store, user, name)
-    return Reply({"ok": True, "id": op["id"], "status": "booting"})
+    return Reply({"ok": True, "id": op.id, "status": "booting"})
 
 
 @handler("listOperators")
 async def list_operators(ctx: Ctx) -> Reply:
     """§12a: your operators only, oldest first."""
-    mine = [op for op in operators(ctx.store).values() if op["user_id"] == ctx.user.id]
+    mine = [op for op in operators(ctx.store).values() if op.user_id == ctx.user.id]
     for op in mine:
         _sync(ctx.store, op)
-    mine.sort(key=lambda op: op["created_at"])
+    mine.sort(key=lambda op: op.created_at)
     return Reply({"data": [summary_json(op) for op in mine]})
 
 
@@ -361,20 +355,20 @@ async def start_operator(ctx: Ctx) -> Reply:
     op = _owned(ctx)
     store = ctx.store
     _check_balance(store, store.account_of(ctx.user))
-    if op["status"] == "stopped":
+    if op.status == "stopped":
         _boot(store, op)
-    if op["status"] == "booting":
+    if op.status == "booting":
         return Reply({"ok": True, "action": "boot", "status": "booting"})
-    if op["chat_alive"]:
+    if op.chat_alive:
         return Reply(
             {"ok": True, "action": "revive", "detail": "chat is healthy; nothing to restore", "death_log": None}
         )
     now = store.clock.now()
     head = _head(op)
-    if head is not None and head["state"] != "on_disk":
-        head["due"] += now - op["died_at"]
-    op.update(chat_alive=True, ready_at=max(op["ready_at"], now))
-    death_log, op["death_log"], op["died_at"] = op["death_log"], None, None
+    if head is not None and head.state != "on_disk":
+        head.due += now - op.died_at
+    op.chat_alive, op.ready_at = True, max(op.ready_at, now)
+    death_log, op.death_log, op.died_at = op.death_log, None, None
     store.clock.notify()
     return Reply(
         {
@@ -391,12 +385,13 @@ async def shutdown_operator(ctx: Ctx) -> Reply:
     """§12a: release the machine; the record stays and reads `stopped`."""
     op = _owned(ctx)
     store = ctx.store
-    if op["status"] != "stopped":
+    if op.status != "stopped":
         now = store.clock.now()
-        for turn in op["turns"]:
-            if turn["working"]:
-                turn.update(working=False, t1=_epoch(now))
-        op.update(status="stopped", inbox=[], files={}, chat_alive=False, died_at=None, death_log=None)
+        for turn in op.turns:
+            if turn.working:
+                turn.working, turn.t1 = False, _epoch(now)
+        op.status, op.inbox, op.files = "stopped", [], {}
+        op.chat_alive, op.died_at, op.death_log = False, None, None
         _add_turn(op, "note", "Machine released; the operator is stopped.", now)
         store.clock.notify()
     return Reply({"ok": True})
@@ -405,12 +400,12 @@ async def shutdown_operator(ctx: Ctx) -> Reply:
 # -- chat ------------------------------------------------------------------------------------
 
 
-def _queue(op: dict[str, Any], text: str, at: datetime) -> dict[str, Any]:
+def _queue(op: Operator, text: str, at: datetime) -> InboxMessage:
     """A file in the inbox; its `ts` (epoch ms, unique per operator) is the withdrawal handle."""
-    ts = max([int(_epoch(at) * 1000), *(m["ts"] + 1 for m in op["inbox"][-1:])])
+    ts = max([int(_epoch(at) * 1000), *(m.ts + 1 for m in op.inbox[-1:])])
     due = at + timedelta(seconds=HANDOFF_SECONDS)
-    op["inbox"].append({"ts": ts, "text": text, "sent_at": at, "state": "on_disk", "due": due})
-    return op["inbox"][-1]
+    op.inbox.append(InboxMessage(ts=ts, text=text, sent_at=at, state="on_disk", due=due))
+    return op.inbox[-1]
 
 
 @handler("sendOperatorMessage")
@@ -448,19 +443,19 @@ def _parse_since(raw: str | None) -> tuple[str, float | int | None]:
     return "epoch", seconds
 
 
-def _anchor(op: dict[str, Any], mode: str, value: float | int | None) -> int:
+def _anchor(op: Operator, mode: str, value: float | int | None) -> int:
     """The first turn index past the cursor."""
-    turns = op["turns"]
+    turns = op.turns
     if mode == "index":
         return int(value)  # type: ignore[arg-type]
     if mode == "epoch":
-        return next((t["index"] for t in turns if t["t0"] > value), len(turns))
+        return next((t.index for t in turns if t.t0 > value), len(turns))
     return len(turns)
 
 
 def _page(
-    op: dict[str, Any],
-    chosen: list[dict[str, Any]],
+    op: Operator,
+    chosen: list[OperatorTurn],
     *,
     more: bool,
     next_index: int,
@@ -469,13 +464,13 @@ def _page(
     since: str | None,
     mode: str,
 ) -> dict[str, Any]:
-    last_t0 = chosen[-1]["t0"] if chosen else (op["turns"][-1]["t0"] if op["turns"] and mode == "tail" else None)
+    last_t0 = chosen[-1].t0 if chosen else (op.turns[-1].t0 if op.turns and mode == "tail" else None)
     return {
         "state": _activity(op),
-        "model": op["model"],
+        "model": op.model,
         "turns": [_turn_json(t) for t in chosen],
-        "pending": [_pending_json(m) for m in op["inbox"] if m["state"] in WITHDRAWABLE],
-        "total_turns": len(op["turns"]),
+        "pending": [_pending_json(m) for m in op.inbox if m.state in WITHDRAWABLE],
+        "total_turns": len(op.turns),
         "limit": limit,
         "since": since,
         "since_mode": mode,
@@ -490,13 +485,13 @@ def _page(
     }
 
 
-def _after(op: dict[str, Any], mode: str, value: float | int | None, anchor: int) -> list[dict[str, Any]]:
+def _after(op: Operator, mode: str, value: float | int | None, anchor: int) -> list[OperatorTurn]:
     if mode == "epoch":
-        return [t for t in op["turns"] if t["t0"] > value]
-    return op["turns"][anchor:]
+        return [t for t in op.turns if t.t0 > value]
+    return op.turns[anchor:]
 
 
-async def _hold(ctx: Ctx, op: dict[str, Any], ready: Callable[[], bool], wait: float) -> float | None:
+async def _hold(ctx: Ctx, op: Operator, ready: Callable[[], bool], wait: float) -> float | None:
     """Hold until `ready()`, or until the window closes; None when ready, else the seconds served.
 
     `wait` bounds both clocks: simulated time (so `/__mock/clock` can end a
@@ -511,7 +506,7 @@ async def _hold(ctx: Ctx, op: dict[str, Any], ready: Callable[[], bool], wait: f
     sim0, real0 = clock.now(), time.monotonic()
     while True:
         _sync(store, op)
-        if ready() or op["status"] != "running":
+        if ready() or op.status != "running":
             return None
         sim_spent = (clock.now() - sim0).total_seconds()
         real_spent = time.monotonic() - real0
@@ -543,11 +538,11 @@ async def get_operator_messages(ctx: Ctx) -> Reply:
     if served is not None:
         chosen, more = [], False  # the window elapsed: an empty page, the cursor unmoved
     elif mode == "tail" and wait <= 0:
-        chosen, more = op["turns"][-limit:], False
+        chosen, more = op.turns[-limit:], False
     else:
         matching = _after(op, mode, value, anchor)
         chosen, more = matching[:limit], len(matching) > limit
-    next_index = chosen[-1]["index"] + 1 if chosen else anchor
+    next_index = chosen[-1].index + 1 if chosen else anchor
     body = _page(
         op,
         chosen,
@@ -558,7 +553,7 @@ async def get_operator_messages(ctx: Ctx) -> Reply:
         since=since,
         mode=mode,
     )
-    if served is not None and not op["chat_alive"]:
+    if served is not None and not op.chat_alive:
         body.update(wait_timed_out=True, wait_effective_sec=round(served, 3))
     return Reply(body)
 
@@ -568,7 +563,7 @@ def _sse(event: str, cursor: int, data: dict[str, Any]) -> ServerSentEvent:
 
 
 async def _stream(
-    ctx: Ctx, op: dict[str, Any], since: str | None, wait_for: str, drop_after: int | None
+    ctx: Ctx, op: Operator, since: str | None, wait_for: str, drop_after: int | None
 ) -> AsyncIterator[ServerSentEvent]:
     """`ready`, then `turns` whenever the conversation moves past the cursor.
 
@@ -588,20 +583,20 @@ async def _stream(
     sent = 0
     while True:
         _sync(store, op)
-        if op["status"] != "running":
-            yield _sse("bye", cursor, {"reason": f"operator is {op['status']}; reconnect once it is running"})
+        if op.status != "running":
+            yield _sse("bye", cursor, {"reason": f"operator is {op.status}; reconnect once it is running"})
             return
-        fresh = op["turns"][cursor:]
+        fresh = op.turns[cursor:]
         if wait_for == "idle":
             batch = fresh[:limit] if fresh and _settled(op) else []
         else:
-            batch = [t for t in fresh if sent_forms.get(t["index"]) != (t["working"], t["text"])][:limit]
+            batch = [t for t in fresh if sent_forms.get(t.index) != (t.working, t.text)][:limit]
         if batch:
             for turn in batch:
-                sent_forms[turn["index"]] = (turn["working"], turn["text"])
-            writing = [t["index"] for t in op["turns"][cursor : batch[-1]["index"] + 1] if t["working"]]
-            cursor = writing[0] if writing else batch[-1]["index"] + 1
-            more = len(op["turns"]) > batch[-1]["index"] + 1
+                sent_forms[turn.index] = (turn.working, turn.text)
+            writing = [t.index for t in op.turns[cursor : batch[-1].index + 1] if t.working]
+            cursor = writing[0] if writing else batch[-1].index + 1
+            more = len(op.turns) > batch[-1].index + 1
             body = _page(
                 op, batch, more=more, next_index=cursor, resume=f"i:{cursor}", limit=limit, since=since, mode=mode
             )
@@ -640,15 +635,15 @@ async def stop_operator_turn(ctx: Ctx) -> Reply:
     op = _running(ctx)
     store = ctx.store
     now = store.clock.now()
-    stuck = [turn for turn in op["turns"] if turn["working"]]
-    forced = bool(stuck) and not op["chat_alive"]
+    stuck = [turn for turn in op.turns if turn.working]
+    forced = bool(stuck) and not op.chat_alive
     for turn in stuck:
-        turn.update(working=False, t1=_epoch(now))
+        turn.working, turn.t1 = False, _epoch(now)
     head = _head(op)
-    current = head is not None and head["state"] == "read"
+    current = head is not None and head.state == "read"
     if current:
-        head["state"] = "answered"
-        op["ready_at"] = now
+        head.state = "answered"
+        op.ready_at = now
     if current or stuck:
         _add_turn(op, "note", "Turn stopped.", now)
         store.clock.notify()
@@ -663,9 +658,9 @@ async def get_operator_file(ctx: Ctx) -> Reply:
     """§12a: an image from the operator's `~/chat-files/`, only while it runs, up to 8 MB."""
     op = _running(ctx)
     name = ctx.path["name"]
-    data = op["files"].get(name)
+    data = op.files.get(name)
     if data is None or len(data) > FILE_MAX_BYTES:
-        raise Problem(404, "not_found", f"no image {name} on operator {op['name']}")
+        raise Problem(404, "not_found", f"no image {name} on operator {op.name}")
     return Reply(raw=data, media_type=MEDIA_TYPES[name.rsplit(".", 1)[1].lower()])
 
 
@@ -676,10 +671,10 @@ async def get_operator_file(ctx: Ctx) -> Reply:
 async def list_operator_pending(ctx: Ctx) -> Reply:
     """§12a: every message not yet answered, with the stage it reached; `answered` is counted, not listed."""
     op = _running(ctx)
-    outstanding = [_pending_json(m) for m in op["inbox"] if m["state"] != "answered"]
+    outstanding = [_pending_json(m) for m in op.inbox if m.state != "answered"]
     states = dict.fromkeys(STATE_MEANINGS, 0)
-    for message in op["inbox"]:
-        states[message["state"]] += 1
+    for message in op.inbox:
+        states[message.state] += 1
     return Reply(
         {
             "pending": outstanding,
@@ -696,31 +691,30 @@ async def withdraw_operator_pending(ctx: Ctx) -> Reply:
     """§12a: take back one withdrawable message by `ts`; `409` naming a later state; `404` once gone."""
     op = _owned(ctx)
     ts = ctx.query["ts"]
-    message = next((m for m in op["inbox"] if m["ts"] == ts), None)
+    message = next((m for m in op.inbox if m.ts == ts), None)
     if message is None:
         raise Problem(404, "pending_not_found", f"no outstanding message {ts}: already gone, or never queued")
-    if message["state"] not in WITHDRAWABLE:
+    if message.state not in WITHDRAWABLE:
         raise Problem(
             409,
             "invalid_state",
-            f"message already {message['state']} by the operator (state: {message['state']}); "
-            "it can no longer be withdrawn",
-            state=message["state"],
+            f"message already {message.state} by the operator (state: {message.state}); it can no longer be withdrawn",
+            state=message.state,
         )
-    op["inbox"].remove(message)
+    op.inbox.remove(message)
     ctx.store.clock.notify()
-    return Reply({"ok": True, "id": str(message["ts"])})
+    return Reply({"ok": True, "id": str(message.ts)})
 
 
 @handler("clearOperatorPending")
 async def clear_operator_pending(ctx: Ctx) -> Reply:
     """§12a: drop every message still `on_disk`."""
     op = _owned(ctx)
-    dropped = [m for m in op["inbox"] if m["state"] == "on_disk"]
-    op["inbox"] = [m for m in op["inbox"] if m["state"] != "on_disk"]
+    dropped = [m for m in op.inbox if m.state == "on_disk"]
+    op.inbox = [m for m in op.inbox if m.state != "on_disk"]
     if dropped:
         ctx.store.clock.notify()
-    return Reply({"ok": True, "deleted": len(dropped), "ids": [str(m["ts"]) for m in dropped]})
+    return Reply({"ok": True, "deleted": len(dropped), "ids": [str(m.ts) for m in dropped]})
 
 
 # -- fixtures ---------------------------------------------------------------------------------
@@ -742,13 +736,13 @@ def seed_operators(store: Store, owner_id: str, other_id: str) -> None:
     now = store.clock.now()
     owner = store.users[owner_id]
 
-    def seeded(key: str, user: User, name: str, minutes_ago: float) -> dict[str, Any]:
+    def seeded(key: str, user: User, name: str, minutes_ago: float) -> Operator:
         at = now - timedelta(minutes=minutes_ago)
         op = new_operator(store, user, name, at=at, operator_id=SEED_IDS[key])
         _sync(store, op)
         return op
 
-    def converse(op: dict[str, Any], text: str, minutes_ago: float) -> None:
+    def converse(op: Operator, text: str, minutes_ago: float) -> None:
         at = now - timedelta(minutes=minutes_ago)
         _queue(op, text, at)
         _sync(store, op, at + timedelta(seconds=60))
@@ -763,11 +757,12 @@ def seed_operators(store: Store, owner_id: str, other_id: str) -> None:
     died = asked + timedelta(seconds=HANDOFF_SECONDS + READ_SECONDS + THINK_SECONDS + 1)
     _queue(quinn, "Then draft a fork description that fixes them.", asked)
     _sync(store, quinn, died)  # read, and a reply half written
-    quinn.update(chat_alive=False, died_at=died, death_log="acp: chat process killed (OOM, exit 137) mid-reply")
+    quinn.chat_alive, quinn.died_at = False, died
+    quinn.death_log = "acp: chat process killed (OOM, exit 137) mid-reply"
 
     otto = seeded("stopped", owner, "otto", 70)
-    otto["status"] = "stopped"
+    otto.status = "stopped"
     _add_turn(otto, "note", "Machine released; the operator is stopped.", now - timedelta(minutes=65))
-    otto["chat_alive"] = False
+    otto.chat_alive = False
 
     seeded("other", store.users[other_id], "zed", 20)

@@ -1,7 +1,7 @@
 """Registry reads (§8.1–§8.3) and per-user range names (§8.3).
 
 "Registry reads are part of the public catalog" (§8 Access): what each caller
-sees is `registry_lookup.for_request`; a row the caller cannot see is
+sees is `for_request`; a row the caller cannot see is
 `404 not_found`. Every registry read says `Cache-Control: no-store` (§1), error
 answers included. Leaderboards (a subset's, and the native and derived ones of
 §8.2) rank public runs only, as §8.3 states for `subsets/{id}/leaderboard`; the
@@ -22,8 +22,7 @@ from typing import Any
 import orjson
 
 from mock_server.benchwright.model.accounts import require_writer
-from mock_server.benchwright.resources import handler
-from mock_server.benchwright.resources.registry_lookup import (
+from mock_server.benchwright.model.catalog import (
     Catalog,
     CatalogBenchmark,
     CatalogImpl,
@@ -31,11 +30,13 @@ from mock_server.benchwright.resources.registry_lookup import (
     CatalogSubset,
     best_per_model,
     build,
-    for_request,
     spans,
     visibility,
 )
-from mock_server.benchwright.resources.runs import expand_indices
+from mock_server.benchwright.model.indices import expand_indices
+from mock_server.benchwright.model.present import present, schema
+from mock_server.benchwright.model.rows import RangeName
+from mock_server.benchwright.resources import handler
 from mock_server.engine import Ctx, Reply
 from mock_server.policies.preconditions import weak_etag
 from mock_server.policies.problems import Problem, invalid, not_found
@@ -45,6 +46,17 @@ NO_STORE = {"Cache-Control": "no-store"}
 RANGE_MAX = 2000
 DATASET_MAX = 50_000
 HISTOGRAM_BINS = 10
+
+
+def for_request(ctx: Ctx) -> Catalog:
+    """§8 access for a registry read: sessions fold in their own private rows."""
+    return build(
+        ctx.store,
+        ctx.user,
+        own=ctx.principal.kind == "session",
+        hide_private=ctx.query.get("hide_private") == "1",
+        hide_public=ctx.query.get("hide_public") == "1",
+    )
 
 
 def registry_read(operation_id: str):
@@ -361,9 +373,9 @@ async def get_benchmark(ctx: Ctx) -> Reply:
         ],
         "coverage": [coverage(bench, s) for s in subsets],
         "index_spans": [{"subset_id": s.id, "spans": spans(s.positions)} for s in subsets],
-        "range_names": [_name_json(row) for row in _range_names(ctx, bench)],
+        "range_names": [present(row, schema(ctx.api.spec, "RegistryRangeName")) for row in _range_names(ctx, bench)],
     }
-    headers = {"ETag": weak_etag(bench.id, bench.row["updated_at"])} if bench.row else {}
+    headers = {"ETag": weak_etag(bench.id, bench.row.updated_at)} if bench.row else {}
     return Reply(body, headers=headers)
 
 
@@ -620,26 +632,15 @@ def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "range"
 
 
-def _range_names(ctx: Ctx, bench: CatalogBenchmark) -> list[dict[str, Any]]:
+def _range_names(ctx: Ctx, bench: CatalogBenchmark) -> list[RangeName]:
     """The caller's own names on this benchmark, plus names others made public."""
     me = ctx.user.id if ctx.user else None
     rows = [
         row
-        for row in ctx.store.table("range_names").values()
-        if row["benchmark_id"] == bench.id and (row["user_id"] == me or row["visibility"] == "public")
+        for row in ctx.store.range_names.values()
+        if row.benchmark_id == bench.id and (row.user_id == me or row.visibility == "public")
     ]
-    return sorted(rows, key=lambda r: (r["created_at"], r["slug"]))
-
-
-def _name_json(row: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "slug": row["slug"],
-        "name": row["name"],
-        "subset_id": row["subset_id"],
-        "benchmark_id": row["benchmark_id"],
-        "visibility": row["visibility"],
-        "created_at": rfc3339(row["created_at"]),
-    }
+    return sorted(rows, key=lambda r: (r.created_at, r.slug))
 
 
 def _writer_catalog(ctx: Ctx) -> Catalog:
@@ -659,26 +660,26 @@ async def create_range_name(ctx: Ctx) -> Reply:
         raise invalid(f"subset_id: '{body['subset_id']}' is not a subset of {bench.id}", field="subset_id")
     slug = _slug(body["name"])
     key = (ctx.user.id, bench.id, slug)
-    names = ctx.store.table("range_names")
+    names = ctx.store.range_names
     if key in names:
         raise Problem(409, "name_taken", f"You already named a range '{slug}' on {bench.id}.")
-    row = {
-        "slug": slug,
-        "name": body["name"],
-        "subset_id": subset.id,
-        "benchmark_id": bench.id,
-        "visibility": body.get("visibility") or "private",
-        "user_id": ctx.user.id,
-        "created_at": ctx.store.clock.now(),
-    }
+    row = RangeName(
+        slug=slug,
+        name=body["name"],
+        subset_id=subset.id,
+        benchmark_id=bench.id,
+        visibility=body.get("visibility") or "private",
+        user_id=ctx.user.id,
+        created_at=ctx.store.clock.now(),
+    )
     names[key] = row
-    return Reply(_name_json(row), status=201)
+    return Reply(present(row, schema(ctx.api.spec, "RegistryRangeName")), status=201)
 
 
 @handler("deleteRegistryRangeName")
 async def delete_range_name(ctx: Ctx) -> Reply:
     require_writer(ctx.store, ctx.user)
     bench = _benchmark(_writer_catalog(ctx), ctx)
-    if ctx.store.table("range_names").pop((ctx.user.id, bench.id, ctx.path["slug"]), None) is None:
+    if ctx.store.range_names.pop((ctx.user.id, bench.id, ctx.path["slug"]), None) is None:
         raise not_found("Range name")
     return Reply({"ok": True})

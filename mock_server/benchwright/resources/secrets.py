@@ -5,14 +5,9 @@ timestamp on responses": the store keeps only `value_sha256`. A team shares its
 owner's vault (§2.5): every call works on the account owner's secrets, reads
 carry `meta.payer`, and a read-only member's writes are `403 team_readonly`.
 
-State (the shape `state/seed.py` writes and the launch preflight reads):
-
-- `store.table("secrets")`: id -> {id, user_id (the account owner), name,
-  description, value_sha256, injections, created_at, updated_at}
-- `store.table("secret_rules")`: id -> {id, secret_id, host_pattern, inject_kind,
-  inject_target, created_at}
-- `store.table("cloud_inference")`: account id -> {account_id, enrolled_at}.
-  An account listed there is enrolled in Cloud inference, where
+State (rows in `model/rows.py`, which the fixtures write and the launch preflight
+reads): `store.secrets` (`Secret`), `store.secret_rules` (`SecretRule`) and
+`store.cloud_inference` (`CloudInference`, by account id). An account listed there is enrolled in Cloud inference, where
   `OPENROUTER_API_KEY` "is platform-managed" (`409 cloud_managed`, §9.2). The
   reference gives no API to enroll; the mock enrolls with `enroll_cloud_inference`.
 
@@ -28,12 +23,13 @@ from typing import Any
 
 from mock_server.benchwright.model import accounts
 from mock_server.benchwright.model.accounts import require_writer
+from mock_server.benchwright.model.present import present, schema
+from mock_server.benchwright.model.rows import CloudInference, Secret, SecretRule
 from mock_server.benchwright.resources import handler
 from mock_server.benchwright.resources.host_policy import allow_from_secret, normalize_host, withdraw_from_secret
 from mock_server.benchwright.store import Store, new_id, sha256
 from mock_server.engine import Ctx, Reply
 from mock_server.policies.problems import Problem, invalid, not_found
-from mock_server.state.clock import rfc3339
 
 IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 CLOUD_MANAGED_NAME = "OPENROUTER_API_KEY"
@@ -41,51 +37,35 @@ RULE_FIELDS = ("host_pattern", "inject_kind", "inject_target")
 
 
 def enroll_cloud_inference(store: Store, account_id: str) -> None:
-    store.table("cloud_inference")[account_id] = {"account_id": account_id, "enrolled_at": store.clock.now()}
+    store.cloud_inference[account_id] = CloudInference(account_id=account_id, enrolled_at=store.clock.now())
 
 
 def _vault_owner(ctx: Ctx) -> str:
     return ctx.store.account_of(ctx.user).id
 
 
-def _secrets_of(store: Store, owner_id: str) -> list[dict[str, Any]]:
-    rows = [row for row in store.table("secrets").values() if row["user_id"] == owner_id]
-    return sorted(rows, key=lambda row: (row["created_at"], row["name"]))
+def _secrets_of(store: Store, owner_id: str) -> list[Secret]:
+    rows = [row for row in store.secrets.values() if row.user_id == owner_id]
+    return sorted(rows, key=lambda row: (row.created_at, row.name))
 
 
-def _rules_of(store: Store, secret_id: str) -> list[dict[str, Any]]:
-    rows = [row for row in store.table("secret_rules").values() if row["secret_id"] == secret_id]
-    return sorted(rows, key=lambda row: (row["created_at"], row["id"]))
+def _rules_of(store: Store, secret_id: str) -> list[SecretRule]:
+    rows = [row for row in store.secret_rules.values() if row.secret_id == secret_id]
+    return sorted(rows, key=lambda row: (row.created_at, row.id))
 
 
-def _owned_secret(ctx: Ctx) -> dict[str, Any]:
-    secret = ctx.store.table("secrets").get(ctx.path["id"])
-    if secret is None or secret["user_id"] != _vault_owner(ctx):
+def _owned_secret(ctx: Ctx) -> Secret:
+    secret = ctx.store.secrets.get(ctx.path["id"])
+    if secret is None or secret.user_id != _vault_owner(ctx):
         raise not_found("Secret")
     return secret
 
 
-def _rule_json(rule: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": rule["id"],
-        "secret_id": rule["secret_id"],
-        "host_pattern": rule["host_pattern"],
-        "inject_kind": rule["inject_kind"],
-        "inject_target": rule["inject_target"],
-        "created_at": rfc3339(rule["created_at"]),
-    }
-
-
-def _secret_json(store: Store, secret: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": secret["id"],
-        "name": secret["name"],
-        "description": secret["description"],
-        "created_at": rfc3339(secret["created_at"]),
-        "updated_at": rfc3339(secret["updated_at"]),
-        "rules": [_rule_json(rule) for rule in _rules_of(store, secret["id"])],
-        "injections": list(secret["injections"]),
-    }
+def _secret_json(ctx: Ctx, secret: Secret) -> dict[str, Any]:
+    rule_schema = schema(ctx.api.spec, "SecretRule")
+    body = present(secret, schema(ctx.api.spec, "Secret"))
+    body["rules"] = [present(rule, rule_schema) for rule in _rules_of(ctx.store, secret.id)]
+    return body
 
 
 def _check_identifier(name: str, injections: list[str]) -> None:
@@ -101,38 +81,38 @@ def _check_identifier(name: str, injections: list[str]) -> None:
 
 def _check_name_free(ctx: Ctx, owner_id: str, name: str, exclude_id: str | None = None) -> None:
     """§9.2's two conflicts, in its order."""
-    if any(s["name"] == name and s["id"] != exclude_id for s in _secrets_of(ctx.store, owner_id)):
+    if any(s.name == name and s.id != exclude_id for s in _secrets_of(ctx.store, owner_id)):
         raise Problem(409, "name_conflict", f"A secret named {name} already exists.")
-    if name == CLOUD_MANAGED_NAME and owner_id in ctx.store.table("cloud_inference"):
+    if name == CLOUD_MANAGED_NAME and owner_id in ctx.store.cloud_inference:
         raise Problem(
             409, "cloud_managed", f"{name} is platform-managed while the account is enrolled in Cloud inference."
         )
 
 
-def _add_rule(store: Store, owner_id: str, secret_id: str, host_pattern: str, kind: str, target: str) -> dict:
-    rule = {
-        "id": new_id(),
-        "secret_id": secret_id,
-        "host_pattern": host_pattern,
-        "inject_kind": kind,
-        "inject_target": target,
-        "created_at": store.clock.now(),
-    }
-    store.table("secret_rules")[rule["id"]] = rule
+def _add_rule(store: Store, owner_id: str, secret_id: str, host_pattern: str, kind: str, target: str) -> SecretRule:
+    rule = SecretRule(
+        id=new_id(),
+        secret_id=secret_id,
+        host_pattern=host_pattern,
+        inject_kind=kind,
+        inject_target=target,
+        created_at=store.clock.now(),
+    )
+    store.secret_rules[rule.id] = rule
     allow_from_secret(store, owner_id, host_pattern)
     return rule
 
 
-def _withdraw(store: Store, owner_id: str, removed: list[dict[str, Any]]) -> None:
+def _withdraw(store: Store, owner_id: str, removed: list[SecretRule]) -> None:
     """Withdraw what the removed rules auto-allowed; hosts other rules still need stay."""
-    removed_ids = {rule["id"] for rule in removed}
-    secret_ids = {secret["id"] for secret in _secrets_of(store, owner_id)}
+    removed_ids = {rule.id for rule in removed}
+    secret_ids = {secret.id for secret in _secrets_of(store, owner_id)}
     still_ruled = {
-        rule["host_pattern"]
-        for rule in store.table("secret_rules").values()
-        if rule["secret_id"] in secret_ids and rule["id"] not in removed_ids
+        rule.host_pattern
+        for rule in store.secret_rules.values()
+        if rule.secret_id in secret_ids and rule.id not in removed_ids
     }
-    withdraw_from_secret(store, owner_id, {rule["host_pattern"] for rule in removed}, still_ruled)
+    withdraw_from_secret(store, owner_id, {rule.host_pattern for rule in removed}, still_ruled)
 
 
 @handler("listSecrets")
@@ -141,7 +121,7 @@ async def list_secrets(ctx: Ctx) -> Reply:
     secrets = _secrets_of(ctx.store, _vault_owner(ctx))
     return Reply(
         {
-            "data": [_secret_json(ctx.store, secret) for secret in secrets],
+            "data": [_secret_json(ctx, secret) for secret in secrets],
             "meta": {"payer": accounts.payer(ctx.store, ctx.user)},
         }
     )
@@ -159,23 +139,23 @@ async def create_secret(ctx: Ctx) -> Reply:
     owner_id = _vault_owner(ctx)
     _check_name_free(ctx, owner_id, body["name"])
     now = ctx.store.clock.now()
-    secret = {
-        "id": new_id(),
-        "user_id": owner_id,
-        "name": body["name"],
-        "description": body.get("description"),
-        "value_sha256": sha256(body["value"]),
-        "injections": list(dict.fromkeys(injections)),
-        "created_at": now,
-        "updated_at": now,
-    }
-    ctx.store.table("secrets")[secret["id"]] = secret
+    secret = Secret(
+        id=new_id(),
+        user_id=owner_id,
+        name=body["name"],
+        description=body.get("description"),
+        value_sha256=sha256(body["value"]),
+        injections=list(dict.fromkeys(injections)),
+        created_at=now,
+        updated_at=now,
+    )
+    ctx.store.secrets[secret.id] = secret
     for rule in body.get("rules") or []:
         values = [(rule.get(name) or "").strip() for name in RULE_FIELDS]
         if all(values):
             host_pattern, kind, target = values
-            _add_rule(ctx.store, owner_id, secret["id"], host_pattern.lower(), kind, target)
-    return Reply({"id": secret["id"]}, status=201)
+            _add_rule(ctx.store, owner_id, secret.id, host_pattern.lower(), kind, target)
+    return Reply({"id": secret.id}, status=201)
 
 
 @handler("patchSecret")
@@ -188,16 +168,16 @@ async def patch_secret(ctx: Ctx) -> Reply:
     body = ctx.body
     if not {"value", "description", "name"} & body.keys():
         raise invalid("Send `value` to rotate, or `description` / `name` to relabel.")
-    if "name" in body and body["name"] != secret["name"]:
-        _check_identifier(body["name"], secret["injections"])
-        _check_name_free(ctx, secret["user_id"], body["name"], exclude_id=secret["id"])
-        secret["name"] = body["name"]
+    if "name" in body and body["name"] != secret.name:
+        _check_identifier(body["name"], secret.injections)
+        _check_name_free(ctx, secret.user_id, body["name"], exclude_id=secret.id)
+        secret.name = body["name"]
     if "description" in body:
-        secret["description"] = body["description"]
+        secret.description = body["description"]
     if "value" in body:
-        secret["value_sha256"] = sha256(body["value"])
-    secret["updated_at"] = ctx.store.clock.now()
-    return Reply({"id": secret["id"]})
+        secret.value_sha256 = sha256(body["value"])
+    secret.updated_at = ctx.store.clock.now()
+    return Reply({"id": secret.id})
 
 
 @handler("deleteSecret")
@@ -206,11 +186,11 @@ async def delete_secret(ctx: Ctx) -> Reply:
     require_writer(ctx.store, ctx.user)
     secret = _owned_secret(ctx)
     store = ctx.store
-    rules = _rules_of(store, secret["id"])
+    rules = _rules_of(store, secret.id)
     for rule in rules:
-        del store.table("secret_rules")[rule["id"]]
-    del store.table("secrets")[secret["id"]]
-    _withdraw(store, secret["user_id"], rules)
+        del store.secret_rules[rule.id]
+    del store.secrets[secret.id]
+    _withdraw(store, secret.user_id, rules)
     return Reply(status=204)
 
 
@@ -225,18 +205,18 @@ async def create_secret_rule(ctx: Ctx) -> Reply:
     target = body["inject_target"].strip()
     if not target:
         raise invalid("inject_target: must not be blank", field="inject_target")
-    rule = _add_rule(ctx.store, secret["user_id"], secret["id"], host_pattern, body["inject_kind"], target)
-    return Reply([_rule_json(rule)], status=201)
+    rule = _add_rule(ctx.store, secret.user_id, secret.id, host_pattern, body["inject_kind"], target)
+    return Reply([present(rule, schema(ctx.api.spec, "SecretRule"))], status=201)
 
 
 @handler("deleteSecretRule")
 async def delete_secret_rule(ctx: Ctx) -> Reply:
     require_writer(ctx.store, ctx.user)
     secret = _owned_secret(ctx)
-    rules = ctx.store.table("secret_rules")
+    rules = ctx.store.secret_rules
     rule = rules.get(ctx.path["rule_id"])
-    if rule is None or rule["secret_id"] != secret["id"]:
+    if rule is None or rule.secret_id != secret.id:
         raise not_found("Secret rule")
-    del rules[rule["id"]]
-    _withdraw(ctx.store, secret["user_id"], [rule])
+    del rules[rule.id]
+    _withdraw(ctx.store, secret.user_id, [rule])
     return Reply(status=204)

@@ -5,8 +5,7 @@ database write primitive." The allowlist, and what each key accepts, is the
 spec's `SettingValues` schema (one property per key), so `GET
 /v1/settings:schema`, the write checks and the documentation cannot disagree.
 
-Rows live in `store.table("settings")` keyed by (account owner id, key) as
-{"value": ..., "updated_at": datetime}. "A team member reads the **owner's**
+Rows (`Setting`) live in `store.settings` keyed by (account owner id, key). "A team member reads the **owner's**
 settings ... run defaults follow the wallet the runs bill to", and writes them.
 """
 
@@ -18,10 +17,11 @@ import jsonschema_rs
 
 from mock_server.benchwright.model import accounts
 from mock_server.benchwright.model.accounts import require_writer
+from mock_server.benchwright.model.present import present, schema
+from mock_server.benchwright.model.rows import Setting
 from mock_server.benchwright.resources import handler
 from mock_server.engine import Ctx, Reply
 from mock_server.policies.problems import invalid
-from mock_server.state.clock import rfc3339
 
 
 def value_schemas(ctx: Ctx) -> dict[str, Any]:
@@ -44,18 +44,15 @@ def check_value(ctx: Ctx, key: str, value: Any) -> None:
         raise invalid(f"value: {error.message} (setting '{key}')", field="value")
 
 
-def _rows(ctx: Ctx) -> tuple[str, dict[Any, dict[str, Any]]]:
-    return ctx.store.account_of(ctx.user).id, ctx.store.table("settings")
+def _rows(ctx: Ctx) -> tuple[str, dict[tuple[str, str], Setting]]:
+    return ctx.store.account_of(ctx.user).id, ctx.store.settings
 
 
 @handler("listSettings")
 async def list_settings(ctx: Ctx) -> Reply:
     owner_id, rows = _rows(ctx)
-    data = {
-        key: {"value": row["value"], "updated_at": rfc3339(row["updated_at"])}
-        for (account_id, key), row in rows.items()
-        if account_id == owner_id
-    }
+    entry = schema(ctx.api.spec, "SettingEntry")
+    data = {key: present(row, entry) for (account_id, key), row in rows.items() if account_id == owner_id}
     return Reply({"data": data, "meta": {"payer": accounts.payer(ctx.store, ctx.user)}})
 
 
@@ -66,8 +63,8 @@ async def put_setting(ctx: Ctx) -> Reply:
     check_value(ctx, key, value)
     require_writer(ctx.store, ctx.user)
     owner_id, rows = _rows(ctx)
-    row = rows[(owner_id, key)] = {"value": value, "updated_at": ctx.store.clock.now()}
-    return Reply({"key": key, "value": row["value"], "updated_at": rfc3339(row["updated_at"])})
+    row = rows[(owner_id, key)] = Setting(value=value, updated_at=ctx.store.clock.now())
+    return Reply({"key": key, **present(row, schema(ctx.api.spec, "SettingEntry"))})
 
 
 @handler("deleteSetting")

@@ -21,9 +21,9 @@ from typing import Any
 import orjson
 
 from mock_server.benchwright.model.lifecycle import Run
+from mock_server.benchwright.model.runs import readable_run
 from mock_server.benchwright.resources import handler
 from mock_server.benchwright.resources.events import decode_natural_id, natural_id, public_data
-from mock_server.benchwright.resources.runs import readable_run
 from mock_server.engine import Ctx, Reply
 from mock_server.policies.problems import not_found
 from mock_server.state.clock import epoch_ms, rfc3339
@@ -143,7 +143,7 @@ def summary(ctx: Ctx, run: Run, invocation: int) -> dict[str, Any]:
 @handler("listRunTasks")
 async def list_run_tasks(ctx: Ctx) -> Reply:
     """§7.1. No sort, no limit: the full set in one response, `has_more` false."""
-    run = readable_run(ctx)
+    run = readable_run(ctx.store, ctx.user, ctx.path["id"])
     known = invocations(run)
     latest = known[-1] if known else 1
     wanted = ctx.query.get("version")
@@ -204,7 +204,7 @@ def _score_of(event: dict[str, Any]) -> float:
 async def get_run_task_payload(ctx: Ctx) -> Reply:
     """§7.2: `?trial=N` pins a trial; omitted, the BEST-scoring trial (ties: the
     lowest trial). `?raw=0` drops `raw_output`."""
-    run = readable_run(ctx)
+    run = readable_run(ctx.store, ctx.user, ctx.path["id"])
     parts = decode_natural_id(ctx.path["tsk_id"], 3)
     if parts is None or parts[0] != run.id:
         raise not_found("Task")

@@ -1,9 +1,8 @@
 """Teams (§2.5): a shared workspace whose members see each other's runs and
 bill to the owner's wallet.
 
-Team rows live in `store.table("teams")` (see `state/accounts.py`); invites in
-`store.table("team_invites")` as {id, team_id, email, role, status, invited_by,
-created_at}. Only the owner sends and revokes invites (they add spenders to the
+Team rows (`Team`) live in `store.teams` (made by `model/accounts.py`); invites
+(`TeamInvite`) in `store.team_invites`. Only the owner sends and revokes invites (they add spenders to the
 owner's wallet). An invite carries the role its invitee joins with: `member`,
 or `readonly`, who "may read the team's resources but not change them" and gets
 `403 team_readonly` on a write.
@@ -15,6 +14,8 @@ from typing import Any
 
 from mock_server.benchwright.model import accounts, ledger
 from mock_server.benchwright.model.accounts import require_writer
+from mock_server.benchwright.model.present import present, schema
+from mock_server.benchwright.model.rows import Team, TeamInvite
 from mock_server.benchwright.resources import handler
 from mock_server.benchwright.store import Store, User, new_id
 from mock_server.engine import Ctx, Reply
@@ -27,73 +28,52 @@ OK = {"ok": True}
 # -- state ----------------------------------------------------------------------
 
 
-def invites(store: Store) -> dict[str, dict[str, Any]]:
-    return store.table("team_invites")
+def invites(store: Store) -> dict[str, TeamInvite]:
+    return store.team_invites
 
 
-def my_team(ctx: Ctx) -> dict[str, Any]:
+def my_team(ctx: Ctx) -> Team:
     """The caller's team; a caller with none gets `404`."""
-    team = ctx.store.table("teams").get(ctx.user.team_id) if ctx.user.team_id else None
+    team = ctx.store.teams.get(ctx.user.team_id) if ctx.user.team_id else None
     if team is None:
         raise not_found("Team")
     return team
 
 
-def managed_team(ctx: Ctx, team: dict[str, Any]) -> dict[str, Any]:
+def managed_team(ctx: Ctx, team: Team) -> Team:
     """The team if the caller may manage it: its owner. A read-only member meets the
     general `403 team_readonly` guard; anyone else gets `403 forbidden` (§2.5)."""
     user = ctx.user
-    if user.id == team["owner_id"]:
+    if user.id == team.owner_id:
         return team
-    if user.team_id == team["id"]:
+    if user.team_id == team.id:
         require_writer(ctx.store, user)
     raise Problem(403, "forbidden", "Only the team's owner can manage its invites and membership.")
 
 
-def _role(team: dict[str, Any], user_id: str) -> str:
-    if user_id == team["owner_id"]:
+def _role(team: Team, user_id: str) -> str:
+    if user_id == team.owner_id:
         return "owner"
-    return "readonly" if user_id in team.get("readonly_ids", []) else "member"
+    return "readonly" if user_id in team.readonly_ids else "member"
 
 
-def _leave(store: Store, team: dict[str, Any], user: User) -> None:
-    team["member_ids"] = [m for m in team["member_ids"] if m != user.id]
-    team["readonly_ids"] = [m for m in team.get("readonly_ids", []) if m != user.id]
-    team.get("joined_at", {}).pop(user.id, None)
+def _leave(store: Store, team: Team, user: User) -> None:
+    team.member_ids = [m for m in team.member_ids if m != user.id]
+    team.readonly_ids = [m for m in team.readonly_ids if m != user.id]
+    team.joined_at.pop(user.id, None)
     user.team_id = None
 
 
 # -- representation ---------------------------------------------------------------
 
 
-def team_json(team: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": team["id"],
-        "name": team["name"],
-        "owner_id": team["owner_id"],
-        "created_at": rfc3339(team["created_at"]),
-    }
-
-
-def member_json(store: Store, team: dict[str, Any], user_id: str) -> dict[str, Any]:
+def member_json(store: Store, team: Team, user_id: str) -> dict[str, Any]:
     user = store.users.get(user_id)
-    joined = team["created_at"] if user_id == team["owner_id"] else team.get("joined_at", {}).get(user_id)
+    joined = team.created_at if user_id == team.owner_id else team.joined_at.get(user_id)
     row: dict[str, Any] = {"user_id": user_id, "email": user.email if user else None, "role": _role(team, user_id)}
     if joined is not None:
         row["joined_at"] = rfc3339(joined)
     return row
-
-
-def invite_json(invite: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": invite["id"],
-        "team_id": invite["team_id"],
-        "email": invite["email"],
-        "status": invite["status"],
-        "role": invite["role"],
-        "invited_by": invite["invited_by"],
-        "created_at": rfc3339(invite["created_at"]),
-    }
 
 
 # -- handlers ---------------------------------------------------------------------
@@ -105,17 +85,17 @@ async def get_my_team(ctx: Ctx) -> Reply:
     caller has no team, and `balance` is then their own wallet (§2.5)."""
     store = ctx.store
     user = ctx.user
-    team = store.table("teams").get(user.team_id) if user.team_id else None
-    pending = [i for i in invites(store).values() if team and i["team_id"] == team["id"] and i["status"] == "pending"]
-    pending.sort(key=lambda i: i["created_at"])
+    team = store.teams.get(user.team_id) if user.team_id else None
+    pending = [i for i in invites(store).values() if team and i.team_id == team.id and i.status == "pending"]
+    pending.sort(key=lambda i: i.created_at)
     account = store.account_of(user)
     return Reply(
         {
-            "team": team_json(team) if team else None,
-            "members": [member_json(store, team, m) for m in team["member_ids"]] if team else [],
-            "invites": [invite_json(i) for i in pending],
+            "team": present(team, schema(ctx.api.spec, "Team")) if team else None,
+            "members": [member_json(store, team, m) for m in team.member_ids] if team else [],
+            "invites": [present(i, schema(ctx.api.spec, "TeamInvite")) for i in pending],
             "balance": {"amount_cents": ledger.balance_cents(store, account.id), "currency": "USD"},
-            "is_owner": bool(team) and team["owner_id"] == user.id,
+            "is_owner": bool(team) and team.owner_id == user.id,
         }
     )
 
@@ -129,28 +109,28 @@ async def create_team(ctx: Ctx) -> Reply:
     team = accounts.ensure_team(ctx.store, user)
     name = (ctx.body or {}).get("name")
     if name:
-        team["name"] = name
-    return Reply(team_json(team), status=201)
+        team.name = name
+    return Reply(present(team, schema(ctx.api.spec, "Team")), status=201)
 
 
-def _invite(ctx: Ctx, team: dict[str, Any]) -> Reply:
+def _invite(ctx: Ctx, team: Team) -> Reply:
     managed_team(ctx, team)
     body = ctx.body
     email = body["email"].strip()
     store = ctx.store
-    if any((u.email or "").lower() == email.lower() for u in store.users.values() if u.team_id == team["id"]):
+    if any((u.email or "").lower() == email.lower() for u in store.users.values() if u.team_id == team.id):
         raise invalid(f"email: {email} is already a member of this team", field="email")
-    invite = {
-        "id": new_id(),
-        "team_id": team["id"],
-        "email": email,
-        "role": body.get("role") or "member",
-        "status": "pending",
-        "invited_by": ctx.user.id,
-        "created_at": store.clock.now(),
-    }
-    invites(store)[invite["id"]] = invite
-    return Reply(invite_json(invite), status=201)
+    invite = TeamInvite(
+        id=new_id(),
+        team_id=team.id,
+        email=email,
+        role=body.get("role") or "member",
+        status="pending",
+        invited_by=ctx.user.id,
+        created_at=store.clock.now(),
+    )
+    invites(store)[invite.id] = invite
+    return Reply(present(invite, schema(ctx.api.spec, "TeamInvite")), status=201)
 
 
 @handler("inviteToMyTeam")
@@ -160,13 +140,13 @@ async def invite_to_my_team(ctx: Ctx) -> Reply:
 
 @handler("inviteToTeam")
 async def invite_to_team(ctx: Ctx) -> Reply:
-    team = ctx.store.table("teams").get(ctx.path["id"])
+    team = ctx.store.teams.get(ctx.path["id"])
     if team is None:
         raise not_found("Team")
     return _invite(ctx, team)
 
 
-def _pending_invite(ctx: Ctx) -> dict[str, Any]:
+def _pending_invite(ctx: Ctx) -> TeamInvite:
     invite = invites(ctx.store).get(ctx.path["id"])
     if invite is None:
         raise not_found("Invite")
@@ -180,33 +160,33 @@ async def accept_team_invite(ctx: Ctx) -> Reply:
     invite = _pending_invite(ctx)
     user = ctx.user
     store = ctx.store
-    if invite["status"] != "pending":
-        raise Problem(403, "forbidden", f"This invite is {invite['status']}, not pending.")
-    if invite["email"].lower() != (user.email or "").lower():
+    if invite.status != "pending":
+        raise Problem(403, "forbidden", f"This invite is {invite.status}, not pending.")
+    if invite.email.lower() != (user.email or "").lower():
         raise Problem(403, "forbidden", "This invite is addressed to someone else.")
-    team = store.table("teams").get(invite["team_id"])
+    team = store.teams.get(invite.team_id)
     if team is None:
         raise Problem(403, "forbidden", "The team this invite is for no longer exists.")
     if user.team_id:
         raise Problem(403, "forbidden", "You already belong to a team; leave it before joining another.")
     accounts.join_team(store, team, user)
-    team.setdefault("joined_at", {})[user.id] = store.clock.now()
-    if invite["role"] == "readonly":
-        team.setdefault("readonly_ids", []).append(user.id)
-    invite["status"] = "accepted"
+    team.joined_at[user.id] = store.clock.now()
+    if invite.role == "readonly":
+        team.readonly_ids.append(user.id)
+    invite.status = "accepted"
     return Reply(OK)
 
 
 @handler("revokeTeamInvite")
 async def revoke_team_invite(ctx: Ctx) -> Reply:
     invite = _pending_invite(ctx)
-    team = ctx.store.table("teams").get(invite["team_id"])
+    team = ctx.store.teams.get(invite.team_id)
     if team is None:
         raise Problem(403, "forbidden", "The team this invite is for no longer exists.")
     managed_team(ctx, team)
-    if invite["status"] != "pending":
-        raise Problem(403, "forbidden", f"This invite is {invite['status']}, not pending.")
-    invite["status"] = "revoked"
+    if invite.status != "pending":
+        raise Problem(403, "forbidden", f"This invite is {invite.status}, not pending.")
+    invite.status = "revoked"
     return Reply(OK)
 
 
@@ -214,7 +194,7 @@ async def revoke_team_invite(ctx: Ctx) -> Reply:
 async def leave_team(ctx: Ctx) -> Reply:
     """ "Owners cannot `:leave` (they are the payer)"; they dissolve the team instead."""
     team = my_team(ctx)
-    if team["owner_id"] == ctx.user.id:
+    if team.owner_id == ctx.user.id:
         raise Problem(403, "forbidden", "The owner is the payer and cannot leave; dissolve the team with me:delete.")
     _leave(ctx.store, team, ctx.user)
     return Reply(OK)
@@ -227,12 +207,12 @@ async def delete_team(ctx: Ctx) -> Reply:
     membership, so removing the members is what makes their runs private again."""
     team = managed_team(ctx, my_team(ctx))
     store = ctx.store
-    for member_id in list(team["member_ids"]):
+    for member_id in list(team.member_ids):
         member = store.users.get(member_id)
         if member is not None:
             _leave(store, team, member)
     for invite in invites(store).values():
-        if invite["team_id"] == team["id"] and invite["status"] == "pending":
-            invite["status"] = "cancelled"
-    store.table("teams").pop(team["id"], None)
+        if invite.team_id == team.id and invite.status == "pending":
+            invite.status = "cancelled"
+    store.teams.pop(team.id, None)
     return Reply(OK)

@@ -45,11 +45,9 @@ def spent_cents(store: Store, token: Token, period: str) -> int:
     runs = {run.id for run in pipeline.runs(store).values() if run.token_id == token.id}
     start = period_start(store.clock.now(), period)
     return sum(
-        -row["delta_cents"]
+        -row.delta_cents
         for row in ledger.rows(store).values()
-        if row["reference_type"] == "run"
-        and row["reference_id"] in runs
-        and (start is None or row["created_at"] >= start)
+        if row.reference_type == "run" and row.reference_id in runs and (start is None or row.created_at >= start)
     )
 
 

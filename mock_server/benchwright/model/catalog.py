@@ -26,15 +26,17 @@ contents were given in the benchmark's canonical list.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from mock_server.benchwright.model import lifecycle as pipeline
+from mock_server.benchwright.model.indices import expand_indices
 from mock_server.benchwright.model.lifecycle import Run
+from mock_server.benchwright.model.rows import AuthoredBenchmark, AuthoredImpl, AuthoredSubset
 from mock_server.benchwright.store import Store, User
-from mock_server.engine import Ctx
 from mock_server.policies.problems import Problem, invalid
 
 # -- the model ------------------------------------------------------------------
@@ -74,7 +76,7 @@ class CatalogSubset:
     positions: list[int] = field(default_factory=list)
     description: str | None = None
     rolling: bool = False
-    row: dict[str, Any] | None = None
+    row: AuthoredSubset | None = None
     runs: list[CatalogRun] = field(default_factory=list)
 
     @property
@@ -92,7 +94,7 @@ class CatalogImpl:
     official: bool = False
     impl_fingerprint: str | None = None
     created_at: datetime | None = None
-    row: dict[str, Any] | None = None
+    row: AuthoredImpl | None = None
     runs: list[CatalogRun] = field(default_factory=list)
 
     @property
@@ -107,7 +109,7 @@ class CatalogBenchmark:
     description: str | None = None
     category: str | None = None
     tags: list[str] = field(default_factory=list)
-    row: dict[str, Any] | None = None
+    row: AuthoredBenchmark | None = None
     subsets: dict[str, CatalogSubset] = field(default_factory=dict)
     impls: dict[str, CatalogImpl] = field(default_factory=dict)
     runs: list[CatalogRun] = field(default_factory=list)
@@ -117,12 +119,12 @@ class CatalogBenchmark:
         """Every canonical position the caller can see a task at."""
         known = {p for s in self.subsets.values() for p in s.positions}
         if self.row is not None:
-            known.update(range(len(self.row["tasks"])))
+            known.update(range(len(self.row.tasks)))
         return sorted(known)
 
     def task(self, position: int) -> dict[str, Any]:
-        if self.row is not None and position < len(self.row["tasks"]):
-            return self.row["tasks"][position]
+        if self.row is not None and position < len(self.row.tasks):
+            return self.row.tasks[position]
         return canonical_task(self.name, position)
 
 
@@ -211,13 +213,11 @@ def _listed(run: Run, viewer: User | None, own: bool, hide_private: bool, hide_p
     return public or (own and viewer is not None and run.user_id == viewer.id)
 
 
-def _positions(run: Run, subset_row: dict[str, Any] | None) -> list[int]:
+def _positions(run: Run, subset_row: AuthoredSubset | None) -> list[int]:
     if subset_row is not None:
-        return list(subset_row["positions"])
+        return list(subset_row.positions)
     spec = run.canonical_indices or run.materialize_indices
     if spec:
-        from mock_server.benchwright.resources.runs import expand_indices
-
         try:
             return list(dict.fromkeys(expand_indices(spec)))
         except Problem:
@@ -253,9 +253,9 @@ class _Builder:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.catalog = Catalog()
-        self.authored_benchmarks = store.table("benchmarks")
-        self.authored_subsets = store.table("subsets")
-        self.authored_impls = store.table("impls")
+        self.authored_benchmarks = store.benchmarks
+        self.authored_subsets = store.subsets
+        self.authored_impls = store.impls
 
     def benchmark(self, benchmark_id: str, name: str) -> CatalogBenchmark:
         found = self.catalog.benchmarks.get(benchmark_id)
@@ -263,10 +263,10 @@ class _Builder:
             row = self.authored_benchmarks.get(benchmark_id)
             found = CatalogBenchmark(id=benchmark_id, name=name, row=row)
             if row is not None:
-                found.name = row["name"]
-                found.description = row["description"]
-                found.category = row["category"]
-                found.tags = list(row["tags"])
+                found.name = row.name
+                found.description = row.description
+                found.category = row.category
+                found.tags = list(row.tags)
             self.catalog.benchmarks[benchmark_id] = found
         return found
 
@@ -279,9 +279,9 @@ class _Builder:
                 id=subset_id, benchmark_id=bench.id, slug=f"subset-{tail}", name=f"{bench.name} {tail}", row=row
             )
             if row is not None:
-                found.slug, found.name = row["slug"], row["name"]
-                found.description, found.rolling = row["description"], row["rolling"]
-                found.positions = list(row["positions"])
+                found.slug, found.name = row.slug, row.name
+                found.description, found.rolling = row.description, row.rolling
+                found.positions = list(row.positions)
             bench.subsets[subset_id] = found
         return found
 
@@ -291,9 +291,9 @@ class _Builder:
             row = self.authored_impls.get(impl_id)
             found = CatalogImpl(id=impl_id, benchmark_id=bench.id, subset_id=subset_id, row=row)
             if row is not None:
-                found.subset_id = row["subset_id"]
-                found.label, found.description, found.official = row["label"], row["description"], row["official"]
-                found.impl_fingerprint, found.created_at = row["impl_fingerprint"], row["created_at"]
+                found.subset_id = row.subset_id
+                found.label, found.description, found.official = row.label, row.description, row.official
+                found.impl_fingerprint, found.created_at = row.impl_fingerprint, row.created_at
             bench.impls[impl_id] = found
         return found
 
@@ -314,20 +314,18 @@ class _Builder:
 
     def add_owned(self, owner: User) -> None:
         for row in self.authored_benchmarks.values():
-            if row["owner_id"] == owner.id:
-                self.benchmark(row["id"], row["name"])
+            if row.owner_id == owner.id:
+                self.benchmark(row.id, row.name)
         for row in self.authored_subsets.values():
-            if row["owner_id"] == owner.id:
-                self.subset(self.benchmark(row["benchmark_id"], ""), row["id"])
+            if row.owner_id == owner.id:
+                self.subset(self.benchmark(row.benchmark_id, ""), row.id)
         for row in self.authored_impls.values():
-            if row["owner_id"] == owner.id:
-                self.impl(self.benchmark(row["benchmark_id"], ""), row["id"], row["subset_id"])
+            if row.owner_id == owner.id:
+                self.impl(self.benchmark(row.benchmark_id, ""), row.id, row.subset_id)
 
 
 def _projected_code_hash(run: Run, fingerprint: str) -> str | None:
     """The full hash behind a projected impl id, when the run's code is at hand (§3.1)."""
-    import hashlib
-
     code = next((e["data"]["content"] for e in run.events if e["type"] == "AtomizeArtifact"), run.id)
     digest = hashlib.sha256(code.encode()).hexdigest()
     return digest if digest.startswith(fingerprint) else None
@@ -347,24 +345,18 @@ def build(
     return builder.catalog
 
 
-def for_request(ctx: Ctx) -> Catalog:
-    """§8 access for a registry read: sessions fold in their own private rows."""
-    return build(
-        ctx.store,
-        ctx.user,
-        own=ctx.principal.kind == "session",
-        hide_private=ctx.query.get("hide_private") == "1",
-        hide_public=ctx.query.get("hide_public") == "1",
-    )
-
-
 # -- authored subsets -------------------------------------------------------------
 
 
-def live_subset(store: Store, benchmark_id: str) -> dict[str, Any] | None:
+def runnable(row: AuthoredSubset) -> bool:
+    """Runnable = a grader (recipe) is stored (§8.6)."""
+    return row.recipe["type"] is not None or bool(row.recipe["config"])
+
+
+def live_subset(store: Store, benchmark_id: str) -> AuthoredSubset | None:
     """A benchmark's live subset (§8.9): its most recently changed, unretired one."""
-    live = [s for s in store.table("subsets").values() if s["benchmark_id"] == benchmark_id and not s["retired_by"]]
-    return max(live, key=lambda s: (s["updated_at"], s["created_at"], s["id"])) if live else None
+    live = [s for s in store.subsets.values() if s.benchmark_id == benchmark_id and not s.retired_by]
+    return max(live, key=lambda s: (s.updated_at, s.created_at, s.id)) if live else None
 
 
 # -- pinned launch (§4.2.2, §4.2.5) ----------------------------------------------
@@ -378,12 +370,12 @@ class Pin:
     authored: bool
 
 
-def resolve_pin(ctx: Ctx, benchmark: str, subset: str | None) -> Pin:
+def resolve_pin(store: Store, user: User, benchmark: str, subset: str | None) -> Pin:
     """The catalog row a pinned launch names: "Catalog id (with or without
     `bm_`) or exact name". A launch may pin the caller's own private rows, so the
     caller's view folds them in whatever the credential. An authored benchmark
     pinned without a subset runs its live subset."""
-    catalog = build(ctx.store, ctx.user, own=True)
+    catalog = build(store, user, own=True)
     bench = catalog.benchmark(benchmark)
     if bench is None:
         raise Problem(404, "benchmark_not_found", f"No catalog benchmark '{benchmark}'.")
@@ -398,6 +390,6 @@ def resolve_pin(ctx: Ctx, benchmark: str, subset: str | None) -> Pin:
             )
         subset_id = found.id
     elif bench.row is not None:
-        live = live_subset(ctx.store, bench.id)
-        subset_id = live["id"] if live else None
+        live = live_subset(store, bench.id)
+        subset_id = live.id if live else None
     return Pin(bench.name, bench.id, subset_id, bench.row is not None)
