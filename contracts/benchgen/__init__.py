@@ -16,3 +16,7 @@ CONTRACT = ContractApi(
     claims=CLAIMS,
     redactions=((r"bgn_[A-Za-z0-9_]+", "bgn_[redacted]"), (r"sk-contract-[A-Za-z0-9-]+", "sk-[redacted]")),
 )
+
+from .crawl import CRAWL  # noqa: E402  (the crawl's hooks, read by `contracts.runner.crawl`)
+
+__all__ = ["CONTRACT", "CRAWL"]

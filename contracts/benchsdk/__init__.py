@@ -15,3 +15,7 @@ CONTRACT = ContractApi(
     claims=CLAIMS,
     redactions=((r"\bbpo?_[A-Za-z0-9_]+", "bp_<redacted>"),),
 )
+
+from .crawl import CRAWL  # noqa: E402  (the crawl's hooks, read by `contracts.runner.crawl`)
+
+__all__ = ["CONTRACT", "CRAWL"]

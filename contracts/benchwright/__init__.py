@@ -18,3 +18,7 @@ CONTRACT = ContractApi(
     plan=plan,
     conformance=False,  # its own conformance tests send the session cookie and its conventions check
 )
+
+from .crawl import CRAWL  # noqa: E402  (the crawl's hooks, read by `contracts.runner.crawl`)
+
+__all__ = ["CONTRACT", "CRAWL"]

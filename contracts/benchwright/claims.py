@@ -44,6 +44,22 @@ CLAIMS = {
         Claim(
             "lifecycle.display_status", "§4.1.1", "display_status follows status, halted and halt_reason as tabulated"
         ),
+        Claim("filters.unknown", "§3.5", "unknown filter keys are silently ignored, not rejected"),
+        Claim("runs.filter", "§4.5", "the run list's status and visibility filters match exactly (and `in:` sets)"),
+        Claim("artifacts.filter", "§6.1", "the artifact list's type filter returns only that type"),
+        Claim("tasks.filter", "§7.1", "the task list's passed filter returns only rows with that passed"),
+        Claim("ids.shape", "§3.1", "ids have the documented shape per resource (UUID, txn_ + UUID, content hash)"),
+        Claim(
+            "visibility.anonymous",
+            "§2.2",
+            "registry reads and public or unlisted runs' read surface serve anyone; private runs' never do",
+        ),
+        Claim("artifacts.active_content", "§6.3", "active content is served as text/plain with nosniff"),
+        Claim("tasks.error_class", "§7.1", "error_class is derived, never null, one of the documented buckets"),
+        Claim("tasks.timestamp", "§7.1", "a task row's timestamp is epoch milliseconds, not an ISO string"),
+        Claim("tasks.passed", "§7.1", "passed is score >= 1.0"),
+        Claim("secrets.no_value", "§9.1", "secret values are write-only: no list or detail returns them"),
+        Claim("tokens.no_value", "§2.4", "a token's value is shown once at creation and never again"),
         Claim("lifecycle.transitions", "§4.6", "halt, pause and resume move a run as §4.6 and §4.11 state"),
     ]
 }

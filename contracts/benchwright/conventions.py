@@ -72,6 +72,12 @@ def response_findings(
     has_rate = [name for name in RATE_HEADERS if name in lower]
     if authenticated is True and status != 401 and len(has_rate) != len(RATE_HEADERS):
         findings.append(("ratelimit.headers", f"authenticated response lacks {set(RATE_HEADERS) - set(has_rate)}"))
+    if len(has_rate) == len(RATE_HEADERS):
+        values = [lower[name] for name in RATE_HEADERS]
+        if not all(re.fullmatch(r"\d+", v) for v in values):
+            findings.append(("ratelimit.headers", f"X-RateLimit-* values are not whole numbers: {values}"))
+        elif int(values[1]) > int(values[0]):
+            findings.append(("ratelimit.headers", f"X-RateLimit-Remaining {values[1]} exceeds the limit {values[0]}"))
     if authenticated is False and has_rate:
         findings.append(("ratelimit.headers", f"anonymous response carries {has_rate}"))
     media = lower.get("content-type", "").split(";")[0].strip()
@@ -104,6 +110,8 @@ def _error_findings(operation: dict[str, Any], status: int, media: str, body: An
         return [("errors.problem", f"{status}: the problem body is not a JSON object")]
     missing = [k for k in ("type", "title", "status", "code", "detail", "request_id", "retryable") if k not in body]
     findings = [("errors.problem", f"{status}: problem fields missing {missing}")] if missing else []
+    if "status" in body and body["status"] != status:
+        findings.append(("errors.problem", f"{status}: the problem's status member says {body['status']!r}"))
     code = body.get("code")
     if code not in documented:
         findings.append(

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -102,7 +103,8 @@ def run_one(args: argparse.Namespace, name: str, report_dir: Path) -> int:
     report_dir.mkdir(parents=True, exist_ok=True)
     pytest_args = [
         str(spec.suite),
-        *([str(Path(__file__).parent / "suite")] if spec.conformance else []),
+        # the generic suite: spec conformance (unless the API runs its own) and the crawl, every API
+        str(Path(__file__).parent / "suite" / ("" if spec.conformance else "test_crawl.py")),
         "-q",
         "-p",
         "no:cacheprovider",
@@ -120,7 +122,7 @@ def run_one(args: argparse.Namespace, name: str, report_dir: Path) -> int:
     if args.keyword:
         pytest_args += ["-k", args.keyword]
     url = os.environ.get(spec.url_env)
-    drift = report.DriftReport(report_dir / "drift-report.md", f"{name}: {url or 'embedded mock'}")
+    drift = report.DriftReport(report_dir / "drift-report.md", f"{name}: {url or 'embedded mock'}", api=name)
     code = pytest.main(pytest_args, plugins=[drift])
     print(f"\n[{name}] Drift report: {report_dir / 'drift-report.md'}   JUnit: {report_dir / 'junit.xml'}")
     return 0 if code == 0 else 1 if code == 1 else 2
@@ -180,6 +182,15 @@ def _combine(report_dir: Path, names: list[str], codes: dict[str, int]) -> None:
         f"| {n} | {verdict.get(codes[n], codes[n])} | [{n}/drift-report.md]({n}/drift-report.md) |" for n in names
     ]
     lines.append("")
+    coverage = []
+    for name in names:
+        path = report_dir / name / "drift-report.md"
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        found = re.search(r"\*\*(\d+) of (\d+) (.+?) covered \((\d+)%\)\*\*", text)
+        if found:
+            coverage.append(f"| {name} | {found.group(4)}% | {found.group(1)} of {found.group(2)} {found.group(3)} |")
+    if coverage:
+        lines += ["## Claim coverage per API", "", "| API | coverage | claims |", "|---|---:|---|", *coverage, ""]
     for name in names:
         path = report_dir / name / "drift-report.md"
         if path.exists():

@@ -71,12 +71,24 @@ def _is_schemathesis_group(exc: BaseException) -> bool:
 
 
 class DriftReport:
-    def __init__(self, path: Path, target: str) -> None:
+    def __init__(self, path: Path, target: str, api: str | None = None) -> None:
         self.path = path
         self.target = target
+        self.coverage = None
+        if api:
+            from contracts.runner.coverage import Coverage
+
+            self.coverage = Coverage(api)
         self.findings: list[Finding] = []
         self.skipped: list[tuple[str, str]] = []
         self.passed = 0
+
+    def pytest_configure(self, config):
+        config.addinivalue_line("markers", "claim(*ids): the reference claims a check covers (coverage report)")
+
+    def pytest_collection_modifyitems(self, session, config, items):
+        if self.coverage is not None:
+            self.coverage.collected(items)
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):
@@ -84,6 +96,8 @@ class DriftReport:
         report = outcome.get_result()
         if report.when == "call" and report.passed:
             self.passed += 1
+        if report.when == "call" and self.coverage is not None:
+            self.coverage.ran(item)
         if report.skipped and call.excinfo is not None:
             self.skipped.append((item.nodeid, str(call.excinfo.value)[:300]))
         if not report.failed or call.excinfo is None:
@@ -142,7 +156,7 @@ class DriftReport:
         if CASES:
             counts = sorted(CASES.values())
             lines += [
-                "## Coverage",
+                "## Operation coverage",
                 "",
                 f"{sum(counts)} schemathesis cases over {len(counts)} operations "
                 f"(per operation: min {counts[0]}, median {counts[len(counts) // 2]}, max {counts[-1]}).",
@@ -152,6 +166,8 @@ class DriftReport:
             ]
             lines += [f"| {label} | {count} |" for label, count in sorted(CASES.items())]
             lines.append("")
+        if self.coverage is not None:
+            lines += self.coverage.render()
         if self.skipped:
             lines += ["## Not checked here", ""]
             lines += [f"- `{test}`: {reason}" for test, reason in self.skipped]

@@ -94,9 +94,10 @@ _SESSIONS: dict[str, Session] = {}
 
 
 def _embedded(api: str) -> tuple[str, dict[str, str], Any]:
+    from mock_server.apis import profile as mock_profile
     from mock_server.app import create_app
 
-    app = create_app(api=api)
+    app = create_app(api=api, **mock_profile(api).serve_options)  # the mock as `make serve` serves it
     server = LiveServer(app).__enter__()
     profile = app.state.api.profile
     env = dict(profile.ready_credentials(app.state.api)) if profile.ready_credentials else {}

@@ -85,7 +85,8 @@ async def web_app_surface(request: Request) -> Response:
 
 
 def ready(api: Api) -> dict[str, str]:
-    return {"BW_PAT": api.config.ready_token or READY_TOKEN}
+    """The seeded ready PAT, when this mock seeded one (`make serve` does: `serve_options`)."""
+    return {"BW_PAT": api.config.ready_token} if api.config.ready_token else {}
 
 
 PROFILE = Profile(

@@ -89,3 +89,7 @@ def session_cookie(target) -> dict[str, str] | None:
     body = target.control_post("/sessions", {"user_id": target.tokens.get("user_id")}).json()
     KNOWN_CREDENTIALS.add(body["cookie"])
     return {body["cookie_name"]: body["cookie"]}
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "claim(*ids): the reference claims a check covers (coverage report)")

@@ -38,6 +38,9 @@ schema = schemathesis.openapi.from_dict(BUNDLE, config=CONFIG).exclude(operation
 
 
 @schema.parametrize()
+@pytest.mark.claim(
+    "headers.request_id", "timestamps.rfc3339", "money.shape", "etag.weak", "errors.problem", "ratelimit.headers", "§14"
+)
 def test_conformance(case, target, policy, session_cookie):
     name, operation = BY_LABEL[case.operation.label]
     allowed, reason = policy.permits(case.method, operation)

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from contracts.benchwright.claims import Drift
 from contracts.benchwright.suite._support import advance, expect, launch_run
 from contracts.benchwright.suite.conftest import clamp_of
 
@@ -48,11 +49,21 @@ def _traverse(client, limit: int) -> list[str]:
             f"asked for {limit}, got {len(page['data'])}",
             response,
         )
-        seen.extend(row["id"] for row in page["data"])
+        ids = [row["id"] for row in page["data"]]
+        expect(
+            not ids or not set(ids) <= set(seen),
+            "pagination.traversal",
+            "GET /v1/runs",
+            f"a next page repeats rows already read ({ids[:3]}...): the cursor does not move",
+            response,
+        )
+        seen.extend(ids)
         if not page["pagination"]["has_more"]:
             return seen
         params = {"limit": limit, "page_token": page["pagination"]["next_page_token"]}
-    raise AssertionError("pagination did not end")
+    raise Drift(
+        "pagination.traversal", "GET /v1/runs", f"following next_page_token never ended ({len(seen)} rows read)"
+    )
 
 
 def test_traversal_yields_each_run_once(client, many_runs):

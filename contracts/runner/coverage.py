@@ -1,0 +1,243 @@
+"""Claim coverage: which checks cover which claims of the API's reference, and which claims no check covers.
+
+A check declares what it covers with the pytest marker `pytest.mark.claim("§3.7", "idempotency.replay")`
+(or the `covers(...)` decorator, the same marker). Beside the markers, the claim ids a check's own
+source cites (`Drift("A-12", ...)`, `expect(..., "etag.if_match", ...)`, `claim="B-11"`) count too,
+so the hundreds of existing checks need no rewrite to be counted.
+
+The reference's claims: for Benchwright, every `§N.N` heading of its reference
+(`docs/reference/benchwright-api.md`); a check covers a section through a `§` marker or any claim
+filed under that section (`contracts.benchwright.claims`: `etag.if_match` is `§3.8`). For the other
+APIs, the claim ids of their `claims.py` (A-nn, B-nn, ...), less the ones marked uncheckable.
+
+The drift report's "Claim coverage" section states the percentage and lists what is uncovered;
+JUnit carries each test's claims as a `claims` property (and parametrized ids carry them in the name).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+REFERENCES = {"benchwright": "docs/reference/benchwright-api.md"}
+SECTION = re.compile(r"^#{2,5}\s+(\d+[a-z]?(?:\.\d+)*)\.?\s+(.*)$")
+CITED = re.compile(r"""["'](§[\d.a-z]+|[A-Z]-\d{2,3}|P-[a-z-]+|[a-z_]+\.[a-z_]+)["']""")
+
+
+def covers(*claims: str):
+    """`@covers("A-12", "A-13")`: the same as `@pytest.mark.claim("A-12", "A-13")`."""
+    return pytest.mark.claim(*claims)
+
+
+@dataclass
+class Reference:
+    api: str
+    claims: dict[str, str]  # claim id (or `§N.N`) -> title
+    aliases: dict[str, str] = field(default_factory=dict)  # a check's claim id -> the reference claim it covers
+
+    def resolve(self, cited: Iterable[str]) -> set[str]:
+        out = set()
+        for claim in cited:
+            claim = claim.strip()
+            if claim in self.claims:
+                out.add(claim)
+            elif claim in self.aliases:
+                out.add(self.aliases[claim])
+            elif claim.startswith("§"):  # a finer section than the headings: its parent
+                parts = claim.split(".")
+                while len(parts) > 1 and ".".join(parts) not in self.claims:
+                    parts.pop()
+                if ".".join(parts) in self.claims:
+                    out.add(".".join(parts))
+        return out
+
+
+def sections(markdown: str) -> dict[str, str]:
+    """The numbered headings of a reference: `§4.1.1` -> its title (leaves and parents alike)."""
+    out: dict[str, str] = {}
+    in_code = False
+    for line in markdown.splitlines():
+        if line.startswith("```"):
+            in_code = not in_code
+            continue
+        if in_code:
+            continue
+        match = SECTION.match(line)
+        if match:
+            out[f"§{match.group(1)}"] = match.group(2).strip()
+    return out
+
+
+def reference(api: str) -> Reference:
+    """The reference claims of `api` and how its checks' claim ids map onto them."""
+    from contracts.apis import CONTRACT_APIS, contract
+
+    spec = contract(api)
+    if api in REFERENCES:
+        claims = sections((ROOT / REFERENCES[api]).read_text(encoding="utf-8"))
+        # a parent heading with sub-sections counts through them: only leaves are claims
+        leaves = {k: v for k, v in claims.items() if not any(o.startswith(k + ".") for o in claims)}
+        aliases = {}
+        for claim in spec.claim_list():
+            for section in re.findall(r"§[\d.a-z]+", claim.section):
+                resolved = Reference(api, leaves).resolve([section])
+                if resolved:
+                    aliases[claim.id] = next(iter(resolved))
+                elif section in claims:  # a parent: its first leaf stands for it
+                    aliases[claim.id] = next(k for k in leaves if k.startswith(section + "."))
+        return Reference(api, leaves, aliases)
+    import importlib
+
+    module = importlib.import_module(CONTRACT_APIS.get(api, api.partition(":")[0]) + ".claims")
+    uncheckable = set(getattr(module, "UNCHECKABLE", ()))
+    by_id = getattr(module, "BY_ID", {})
+    uncheckable |= {cid for cid, c in by_id.items() if getattr(c, "checkable", True) is False}
+    claims = {c.id: c.text for c in spec.claim_list() if re.fullmatch(r"[A-Z]-\d+", c.id) and c.id not in uncheckable}
+    return Reference(api, claims)
+
+
+def operation_claims(op: dict) -> list[str]:
+    """The claims a spec operation embodies: the `§` sections of its `x-reference`, its `x-claims` ids."""
+    sections = re.findall(r"§\d+[a-z]?(?:\.\d+)*", str(op.get("x-reference", "")))
+    claims = op.get("x-claims") or []
+    return [*sections, *(c for c in claims if isinstance(c, str))]
+
+
+def _key(item: pytest.Item) -> str:
+    """A test's own name: schemathesis' per-operation items share one node id."""
+    return item.nodeid if item.name in item.nodeid else f"{item.nodeid}::{item.name}"
+
+
+def _operation_references(api: str) -> dict[str, list[str]]:
+    """`GET /v1/runs` -> the claims its spec operation names (`operation_claims`): a check run per
+    operation (schemathesis' conformance) covers the claims of the operation it exercised."""
+    try:
+        from contracts.apis import contract
+        from mock_server.apis import bundle
+
+        spec = contract(api)
+        doc = bundle(spec.mock or spec.name)
+    except (ImportError, KeyError, SystemExit, OSError):
+        return {}
+    out = {}
+    for path, item in (doc.get("paths") or {}).items():
+        for method, op in item.items():
+            if isinstance(op, dict) and "operationId" in op:
+                out[f"{method.upper()} {path}"] = operation_claims(op)
+    return out
+
+
+def item_claims(item: pytest.Item) -> list[str]:
+    """The claims a collected test names: its `claim` markers, then the ids its source cites."""
+    cited: list[str] = []
+    for marker in item.iter_markers("claim"):
+        cited += [str(a) for a in marker.args]
+    function = getattr(item, "function", None)
+    if function is not None:
+        try:
+            source = inspect.getsource(function)
+        except (OSError, TypeError):
+            source = ""
+        cited += CITED.findall(source)
+        # a check that runs a state machine asserts what the machine's rules and invariants cite
+        for name in re.findall(r"run_state_machine_as_test\(\s*(\w+)", source):
+            machine = getattr(function, "__globals__", {}).get(name)
+            if inspect.isclass(machine):
+                with contextlib.suppress(OSError, TypeError):
+                    cited += CITED.findall(inspect.getsource(machine))
+        cited += re.findall(r"§\d+[a-z]?(?:\.\d+)*", inspect.getdoc(function) or "")
+        cited += re.findall(r"\b[A-Z]-\d{2,3}\b", inspect.getdoc(function) or "")
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None:
+        cited += re.findall(r"§\d+[a-z]?(?:\.\d+)*|\b[A-Z]-\d{2,3}\b", callspec.id)
+    return list(dict.fromkeys(cited))
+
+
+class Coverage:
+    """A pytest plugin part: records every collected check's claims; renders the coverage section."""
+
+    def __init__(self, api: str) -> None:
+        self.api = api
+        try:
+            self.reference: Reference | None = reference(api)
+        except (ImportError, OSError, SystemExit):
+            self.reference = None
+        self.by_test: dict[str, set[str]] = {}  # claims a check asserts (markers, cited ids, declared claims)
+        self.exercised_by: dict[str, set[str]] = {}  # claims of the operations a check only exercised
+        self.operations = _operation_references(api)
+
+    def collected(self, items: list[pytest.Item]) -> None:
+        for item in items:
+            cited = item_claims(item)
+            # a check parametrized per operation (`test_conformance[GET /v1/runs]`) covers that operation's section
+            label = getattr(item, "operation_label", None)
+            found = re.search(r"\[(GET|PUT|POST|PATCH|DELETE) ([^\]\s]+)", item.name)
+            if label is None and found:
+                label = f"{found.group(1)} {found.group(2)}"
+            exercised = self.operations.get(label, []) if label else []
+            item.user_properties.append(("claims", " ".join(cited)))
+            if exercised:
+                item.user_properties.append(("exercises", " ".join(exercised)))
+            if self.reference is not None:
+                self.by_test[_key(item)] = self.reference.resolve(cited)
+                self.exercised_by[_key(item)] = self.reference.resolve(exercised)
+
+    def ran(self, item: pytest.Item) -> None:
+        """Claims a check found it covered while running (`record_property("covers", "§6.3 A-12 ...")`)."""
+        if self.reference is None:
+            return
+        for name, value in item.user_properties:
+            if name == "covers":
+                self.by_test.setdefault(_key(item), set()).update(self.reference.resolve(str(value).split()))
+            if name == "exercises":
+                self.exercised_by.setdefault(_key(item), set()).update(self.reference.resolve(str(value).split()))
+
+    def covered(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for test, claims in self.by_test.items():
+            for claim in claims:
+                out.setdefault(claim, []).append(test)
+        return out
+
+    def render(self) -> list[str]:
+        if self.reference is None or not self.reference.claims:
+            return []
+        covered = self.covered()
+        exercised = {c for claims in self.exercised_by.values() for c in claims} - set(covered)
+        total = len(self.reference.claims)
+        hit = [c for c in self.reference.claims if c in covered]
+        missing = [c for c in self.reference.claims if c not in covered]
+        share = 100.0 * len(hit) / total
+        what = "reference sections" if self.api in REFERENCES else "checkable reference claims"
+        lines = [
+            "## Claim coverage",
+            "",
+            f"**{len(hit)} of {total} {what} covered ({share:.0f}%)** by {len(self.by_test)} checks.",
+            "",
+            "A claim is covered when a check asserts it (a `claim` marker, a claim id the check cites, or the"
+            " claims its crawl hooks declare). A claim only *exercised* is one of an operation that a"
+            " per-operation check (spec conformance, the crawl) sent and validated against the spec.",
+            "",
+        ]
+        if missing:
+            lines += [f"Not covered by any check ({len(missing)}; *exercised* ones marked):", ""]
+            lines += [
+                f"- `{c}` {self.reference.claims[c]}" + (" (*exercised*)" if c in exercised else "") for c in missing
+            ]
+            lines.append("")
+        lines += ["<details><summary>Checks per claim</summary>", "", "| claim | checks |", "|---|---:|"]
+        lines += [f"| `{c}` | {len(covered[c])} |" for c in hit]
+        lines += ["", "</details>", ""]
+        return lines
+
+    def percentage(self) -> float:
+        if self.reference is None or not self.reference.claims:
+            return 0.0
+        return 100.0 * len([c for c in self.reference.claims if c in self.covered()]) / len(self.reference.claims)

@@ -1,0 +1,149 @@
+"""What every drift catalogue shares: an ASGI wrapper for any API's paths, the crawl of a served app,
+and the assertion that a drift was caught under the claim it broke.
+
+Benchwright's JSON drifts reuse `tests.benchwright.drift.Drifted`; `Rewrite` below serves the other
+APIs (paths under `/api`, `/models`) and drifts of headers or non-JSON bodies (artifact content).
+A drift test serves the drifted app once and runs only the checks of that drift's claim (the crawl,
+or the suite's own check functions called directly), rather than the whole suite.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import orjson
+
+from contracts.apis import contract
+from contracts.runner.claims import Drift
+from contracts.runner.crawl import Crawl, hooks_of
+from contracts.runner.target import LiveServer
+from mock_server.apis import bundle
+
+# (scope, status, headers [(bytes, bytes)], body bytes) -> (status, headers, body bytes)
+RawHook = Callable[
+    [dict[str, Any], int, list[tuple[bytes, bytes]], bytes], tuple[int, list[tuple[bytes, bytes]], bytes]
+]
+
+
+class Rewrite:
+    """Buffers each answer outside `/__mock` (streams pass through) and lets `hook` rewrite it."""
+
+    def __init__(self, app: Any, hook: RawHook | None = None, request: Callable[[dict[str, Any]], None] | None = None):
+        self.app = app
+        self.state = app.state
+        self.hook = hook
+        self.request = request
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["path"].startswith("/__mock"):
+            await self.app(scope, receive, send)
+            return
+        scope = dict(scope)
+        if self.request is not None:
+            self.request(scope)
+        if self.hook is None:
+            await self.app(scope, receive, send)
+            return
+        start: dict[str, Any] = {}
+        chunks: list[bytes] = []
+
+        async def capture(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                start.update(message)
+                if b"event-stream" in dict(message.get("headers") or []).get(b"content-type", b""):
+                    start["passthrough"] = True
+                    await send(message)
+                return
+            if start.get("passthrough"):
+                await send(message)
+                return
+            chunks.append(message.get("body", b""))
+            if message.get("more_body"):
+                return
+            status, headers, body = self.hook(
+                scope, start["status"], list(start.get("headers") or []), b"".join(chunks)
+            )
+            headers = [(k, v) for k, v in headers if k.lower() != b"content-length"]
+            headers.append((b"content-length", str(len(body)).encode()))
+            await send({"type": "http.response.start", "status": status, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+
+        await self.app(scope, receive, capture)
+
+
+def on_json(fn: Callable[[dict[str, Any], int, Any], Any], when: Callable[[dict[str, Any]], bool] | None = None):
+    """A `Rewrite` hook that edits parsed JSON bodies in place (`fn(scope, status, body)`; may return a new body)."""
+
+    def hook(scope, status, headers, raw):
+        media = dict(headers).get(b"content-type", b"")
+        if b"json" not in media or not raw or (when is not None and not when(scope)):
+            return status, headers, raw
+        body = orjson.loads(raw)
+        changed = fn(scope, status, body)
+        return status, headers, orjson.dumps(body if changed is None else changed)
+
+    return hook
+
+
+def on_headers(fn: Callable[[dict[str, Any], int, dict[bytes, bytes]], None]):
+    def hook(scope, status, headers, raw):
+        table = {k.lower(): v for k, v in headers}
+        fn(scope, status, table)
+        return status, list(table.items()), raw
+
+    return hook
+
+
+def set_status(new: int, when: Callable[[dict[str, Any], int], bool]):
+    def hook(scope, status, headers, raw):
+        return (new if when(scope, status) else status), headers, raw
+
+    return hook
+
+
+def rows(body: Any) -> list[dict[str, Any]]:
+    """The objects of a page or envelope: `data`, `items`, `results`, or the body itself."""
+    if isinstance(body, dict):
+        for key in ("data", "items", "results"):
+            if isinstance(body.get(key), list):
+                return [r for r in body[key] if isinstance(r, dict)]
+        return [body]
+    return []
+
+
+@contextmanager
+def served(app: Any) -> Iterator[str]:
+    with LiveServer(app) as server:
+        yield server.url
+
+
+def crawl_drifts(api: str, url: str, env: dict[str, str]) -> list[Drift]:
+    spec = contract(api)
+    crawl = Crawl(bundle(spec.mock or api), url, env, spec.credentials, hooks=hooks_of(f"contracts.{api}"))
+    try:
+        return crawl.run()
+    finally:
+        crawl.client.close()
+
+
+def claims_of(drifts: list[BaseException]) -> set[str]:
+    out: set[str] = set()
+    for drift in drifts:
+        if isinstance(drift, Drift):
+            out.add(drift.claim.id)
+        elif isinstance(drift, BaseExceptionGroup):
+            out |= claims_of(list(drift.exceptions))
+    return out
+
+
+def caught(run: Callable[[], list[Drift] | None]) -> set[str]:
+    """The claims a check names: the drifts it returns, or the `Drift` it raises."""
+    try:
+        found = run() or []
+    except Drift as drift:
+        return {drift.claim.id}
+    except BaseExceptionGroup as group:
+        return claims_of([group])
+    return claims_of(list(found))
