@@ -12,7 +12,7 @@ HOST ?= 127.0.0.1
 # API=NAME picks one API for serve and contract (default: every registered API)
 API ?=
 
-.PHONY: install test serve contract proxy lint spec-check spec-bundle bench clean
+.PHONY: install test serve contract proxy stress lint spec-check spec-bundle bench clean
 
 install: $(STAMP)
 
@@ -34,6 +34,11 @@ serve: install
 
 contract: install
 	$(BIN)/harness-contract --profile $(PROFILE) --report-dir reports $(if $(API),--api $(API))
+
+# the stress suite (reports/stress.md): fuzzing, hostile input, races, streams, disclosure, uptime;
+# SHORT=1 for the CI size (tests/stress runs it in make test), API=NAME for one API
+stress: install
+	$(BIN)/python -m mock_server.stress $(if $(SHORT),--short) $(if $(API),--api $(API)) --out reports/stress.md
 
 # the validating proxy in front of UPSTREAM (API=NAME, default benchwright; RECORD=FILE records the session)
 proxy: install

@@ -1,7 +1,8 @@
 """The bench's ceiling: a bare Starlette app answering a constant body.
 
 `BENCH_BODY` names a file holding the body (the same bytes the mock answered),
-`BENCH_STATUS` its status. Used only by `mock_server.benchmark`.
+`BENCH_STATUS` its status; `mock_app()` the mock of `BENCH_API` as an app factory.
+Used only by `mock_server.benchmark`.
 """
 
 import os
@@ -20,3 +21,23 @@ async def constant(request):
 
 
 app = Starlette(routes=[Route("/{rest:path}", constant, methods=["GET", "POST"])])
+
+
+def mock_app():
+    """The mock of `BENCH_API` (clock frozen), built as `python -m mock_server` builds it, for
+    servers that import an app factory (granian `--factory`)."""
+    import gc
+
+    from mock_server.apis import profile
+    from mock_server.app import build_app
+    from mock_server.engine.api import Api
+
+    chosen = profile(os.environ.get("BENCH_API", "benchwright"))
+    api = Api(chosen, chosen.config(**{**chosen.serve_options, "clock_scale": 0.0}))
+    if chosen.ready_credentials:
+        chosen.ready_credentials(api)  # seeds the ready token, as the banner of `python -m mock_server` does
+    built = build_app(api)
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 50, 100)
+    return built

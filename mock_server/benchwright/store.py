@@ -111,6 +111,8 @@ class Store:
     teams: dict[str, Team] = field(default_factory=dict)
     team_invites: dict[str, TeamInvite] = field(default_factory=dict)
     ledger: dict[str, LedgerRow] = field(default_factory=dict)
+    # account id -> the sum of its ledger rows, kept by `ledger.post` (the only writer of rows)
+    balances: dict[str, int] = field(default_factory=dict)
     billing_controls: dict[str, BillingControls] = field(default_factory=dict)  # by account id
     topups: dict[str, TopUp] = field(default_factory=dict)
     subscriptions: dict[str, Subscription] = field(default_factory=dict)  # by user id

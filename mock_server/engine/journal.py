@@ -1,7 +1,8 @@
 """The request journal `GET /__mock/requests` serves, credentials redacted.
 
-Recording keeps references only; entries are rendered when read. It holds the
-last `size` requests (a bounded deque), so a mock up for days stays flat."""
+Recording keeps references only (the request's ASGI scope, never its body); entries
+are rendered when read. It holds the last `size` requests (a bounded deque), so a
+mock up for days stays flat."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ class Journal:
         self.entries: deque[tuple[Any, ...]] = deque(maxlen=size)
 
     def record(self, request: Request, op: Any, status: int, principal: Any, request_id: str, at: datetime) -> None:
-        self.entries.append((request, op, status, principal, request_id, at))
+        self.entries.append((request.scope, op, status, principal, request_id, at))
 
     def clear(self) -> None:
         self.entries.clear()
@@ -32,14 +33,20 @@ class Journal:
             {
                 "request_id": request_id,
                 "at": at.isoformat(),
-                "method": request.method,
-                "path": request.scope["path"],
-                "query": request.scope.get("query_string", b"").decode("latin-1"),
+                "method": scope["method"],
+                "path": scope["path"],
+                "query": scope.get("query_string", b"").decode("latin-1"),
                 "operation_id": op.operation_id if op else None,
                 "status": status,
                 "auth": principal.kind if principal else None,
                 "user_id": principal.subject if principal else None,
-                "headers": {k: (REDACTED if k.lower() in secret else v) for k, v in request.headers.items()},
+                "headers": {
+                    name: (REDACTED if name in secret else value)
+                    for name, value in (
+                        (raw_name.decode("latin-1").lower(), raw_value.decode("latin-1"))
+                        for raw_name, raw_value in scope["headers"]
+                    )
+                },
             }
-            for request, op, status, principal, request_id, at in self.entries
+            for scope, op, status, principal, request_id, at in self.entries
         ]

@@ -60,9 +60,8 @@ class IdempotencyCache:
 
     def begin(self, scope: str, key: str, fp: str, now: float) -> Entry | None:
         """The finished entry to replay, None to go ahead (the key is now in flight)."""
+        self._expire(now)
         entry = self.entries.get((scope, key))
-        if entry is not None and now - entry.created >= self.ttl_seconds:
-            entry = None
         if entry is None:
             self.entries[(scope, key)] = Entry(fp, now)
             return None
@@ -79,6 +78,15 @@ class IdempotencyCache:
                 "A request with this Idempotency-Key is still in flight; retry when it has finished.",
             )
         return entry
+
+    def _expire(self, now: float) -> None:
+        """Drop entries past their time-to-live. Entries are kept in creation order (a key
+        is re-inserted when it starts again), so the expired ones are at the front."""
+        while self.entries:
+            first = next(iter(self.entries))
+            if now - self.entries[first].created < self.ttl_seconds:
+                return
+            del self.entries[first]
 
     def finish(self, scope: str, key: str, status: int, body: bytes, media_type: str, headers: dict[str, str]) -> None:
         entry = self.entries.get((scope, key))

@@ -10,6 +10,7 @@ from starlette.responses import Response
 
 from mock_server.control import route
 from mock_server.engine import Ctx
+from mock_server.engine.bodies import read_limited
 
 from ..model import artifacts, serialize
 from ..model.timefmt import iso
@@ -64,7 +65,7 @@ async def get_worker_artifact(ctx: Ctx):
 async def put_object(request: Request) -> Response:
     api = request.app.state.api
     api.sync()
-    data = await request.body()
+    data = await read_limited(request, api.max_body_bytes)  # a body over the cap is 413 before it is read
     artifacts.upload(
         api.store,
         key=request.path_params["key"],

@@ -1,6 +1,7 @@
 """The billing ledger (§10.4): one row per balance movement, per account.
 
-Balances are the sum of the account's rows. Run spend is debited in whole
+Balances are the sum of the account's rows, kept as a running total per account
+by `post` (the only writer of rows), so a long ledger costs nothing per read. Run spend is debited in whole
 cents as it accrues (`trace_debit`), so the ledger and `cost.billed` agree to
 the cent; the launch floor and the mid-run halt read the same balance (§3.9,
 §4.2.5).
@@ -23,7 +24,7 @@ def rows(store: Store) -> dict[str, LedgerRow]:
 
 
 def balance_cents(store: Store, account_id: str) -> int:
-    return sum(row.delta_cents for row in rows(store).values() if row.account_id == account_id)
+    return store.balances.get(account_id, 0)
 
 
 def post(
@@ -49,6 +50,7 @@ def post(
         created_at=store.clock.now(),
     )
     rows(store)[row.id] = row
+    store.balances[account_id] = balance_after
     return row
 
 
