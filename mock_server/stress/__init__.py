@@ -13,7 +13,7 @@ against each API's mock served by uvicorn in its own process (`serve.py`):
    the mock said, journaled and logged;
 6. uptime (`uptime.py`): many launches on one process, memory and p99 per window.
 
-Item 7 (speed) is `make bench` (`mock_server/bench.py`). Each item is a function
+Item 7 (speed) is `make bench` (`mock_server/benchmark.py`). Each item is a function
 returning a `Section` (figures plus the properties that failed); `report.py`
 writes them as Markdown. `tests/stress/` runs the short version and asserts the
 properties, not the timings.
