@@ -14,54 +14,28 @@ from urllib.parse import parse_qsl, urlencode
 
 import orjson
 
+from tests.drifting import Rewrite
+
 RequestHook = Callable[[dict[str, Any]], None]
 ResponseHook = Callable[[dict[str, Any], int, list[tuple[bytes, bytes]], Any], tuple[int, Any]]
 
 
-class Drifted:
-    def __init__(self, app: Any, request: RequestHook | None = None, response: ResponseHook | None = None) -> None:
-        self.app = app
-        self.state = app.state
-        self.request_hook = request
-        self.response_hook = response
+def Drifted(app: Any, request: RequestHook | None = None, response: ResponseHook | None = None) -> Any:
+    """The shared drift wrapper (`tests.drifting`) on `/v1` paths, with a hook over parsed JSON
+    answers; anything that is not JSON passes through as it is produced."""
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or not scope["path"].startswith("/v1/"):
-            await self.app(scope, receive, send)
-            return
-        scope = dict(scope)
-        if self.request_hook is not None:
-            self.request_hook(scope)
-        if self.response_hook is None:
-            await self.app(scope, receive, send)
-            return
-        start: dict[str, Any] = {}
-        chunks: list[bytes] = []
+    def answer(scope: dict[str, Any], _request: bytes, status: int, headers: list, raw: bytes):
+        body = orjson.loads(raw) if raw else None
+        status, body = response(scope, status, headers, body)
+        return status, headers, orjson.dumps(body) if body is not None else b""
 
-        async def capture(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.start":
-                start.update(message)
-                media = dict(message.get("headers") or []).get(b"content-type", b"")
-                if b"json" not in media:
-                    start["passthrough"] = True
-                    await send(message)
-                return
-            if start.get("passthrough"):
-                await send(message)
-                return
-            chunks.append(message.get("body", b""))
-            if message.get("more_body"):
-                return
-            raw = b"".join(chunks)
-            body = orjson.loads(raw) if raw else None
-            status, body = self.response_hook(scope, start["status"], start.get("headers") or [], body)
-            raw = orjson.dumps(body) if body is not None else b""
-            headers = [(k, v) for k, v in start.get("headers") or [] if k != b"content-length"]
-            headers.append((b"content-length", str(len(raw)).encode()))
-            await send({"type": "http.response.start", "status": status, "headers": headers})
-            await send({"type": "http.response.body", "body": raw})
-
-        await self.app(scope, receive, capture)
+    return Rewrite(
+        app,
+        answer if response is not None else None,
+        request,
+        applies=lambda path: path.startswith("/v1/"),
+        stream=lambda media: b"json" not in media,
+    )
 
 
 def drop_request_header(name: bytes, path_suffix: str = "", method: str | None = None) -> RequestHook:

@@ -20,6 +20,7 @@ from contracts.runner.claims import Drift
 from contracts.runner.crawl import Crawl, hooks_of
 from contracts.runner.target import LiveServer
 from mock_server.apis import bundle
+from tests.drifting import Rewrite as SharedRewrite
 
 # (scope, status, headers [(bytes, bytes)], body bytes) -> (status, headers, body bytes)
 RawHook = Callable[
@@ -27,50 +28,11 @@ RawHook = Callable[
 ]
 
 
-class Rewrite:
-    """Buffers each answer outside `/__mock` (streams pass through) and lets `hook` rewrite it."""
-
-    def __init__(self, app: Any, hook: RawHook | None = None, request: Callable[[dict[str, Any]], None] | None = None):
-        self.app = app
-        self.state = app.state
-        self.hook = hook
-        self.request = request
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope["path"].startswith("/__mock"):
-            await self.app(scope, receive, send)
-            return
-        scope = dict(scope)
-        if self.request is not None:
-            self.request(scope)
-        if self.hook is None:
-            await self.app(scope, receive, send)
-            return
-        start: dict[str, Any] = {}
-        chunks: list[bytes] = []
-
-        async def capture(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.start":
-                start.update(message)
-                if b"event-stream" in dict(message.get("headers") or []).get(b"content-type", b""):
-                    start["passthrough"] = True
-                    await send(message)
-                return
-            if start.get("passthrough"):
-                await send(message)
-                return
-            chunks.append(message.get("body", b""))
-            if message.get("more_body"):
-                return
-            status, headers, body = self.hook(
-                scope, start["status"], list(start.get("headers") or []), b"".join(chunks)
-            )
-            headers = [(k, v) for k, v in headers if k.lower() != b"content-length"]
-            headers.append((b"content-length", str(len(body)).encode()))
-            await send({"type": "http.response.start", "status": status, "headers": headers})
-            await send({"type": "http.response.body", "body": body})
-
-        await self.app(scope, receive, capture)
+def Rewrite(app: Any, hook: RawHook | None = None, request: Callable[[dict[str, Any]], None] | None = None) -> Any:
+    """The shared drift wrapper (`tests.drifting`) with a hook of `(scope, status, headers, raw)`;
+    only server-sent event streams pass through unbuffered (NDJSON bodies are rewritable)."""
+    answer = None if hook is None else (lambda scope, _request, status, headers, raw: hook(scope, status, headers, raw))
+    return SharedRewrite(app, answer, request, stream=lambda media: b"event-stream" in media)
 
 
 def on_json(fn: Callable[[dict[str, Any], int, Any], Any], when: Callable[[dict[str, Any]], bool] | None = None):
