@@ -117,3 +117,40 @@ def test_make_serve_refuses_a_port_for_several_apis(capsys):
         pytest.skip("one API registered: --port is always allowed")
     with pytest.raises(SystemExit):
         serve_main(["--port", "4999"])
+
+
+def test_make_serve_serves_every_api_on_its_own_port():
+    """`make serve` (issue: interfaces): every registered API, each on its profile's port,
+    each printing its base URL and a ready credential that works."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    proc = subprocess.Popen(
+        [sys.executable, "-u", "-m", "mock_server.serve", "--clock-scale", "0"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        lines: list[str] = []
+        while sum("control surface" in line for line in lines) < len(APIS):
+            line = proc.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+        urls = [line.split("=", 1)[1].strip() for line in lines if re.match(r"\s*export \w+_URL=", line)]
+        assert urls == [f"http://127.0.0.1:{4010 + i}" for i in range(len(APIS))], lines
+        for url in urls:
+            _wait(f"{url}/__mock/openapi.json")
+            assert httpx.get(f"{url}/__mock/openapi.json").json()["openapi"].startswith("3.1")
+        assert (
+            httpx.get(
+                "http://127.0.0.1:4012/api/user_llm_models/",
+                headers={"Authorization": "Bearer bgn_demo_0123456789abcdef0123456789abcdef"},
+            ).status_code
+            == 200
+        )
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
