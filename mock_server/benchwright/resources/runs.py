@@ -65,9 +65,7 @@ async def list_runs(ctx: Ctx) -> Reply:
         rows = [r for r in rows if keep(LIST_FIELDS[name](r))]
     keys = parse_sort(ctx.query.get("sort"), ctx.op.raw.get("x-sorts", []), "-created_at")
     rows = apply_sort(rows, [*keys, ("created_at", True)], lambda r, name: LIST_FIELDS[name](r))
-    position = {r.id: i for i, r in enumerate(rows)}
     chunk, pagination = page(rows, ctx.query["limit"], ctx.query.get("page_token"), "runs", key=lambda r: r.id)
-    del position
     return Reply({"data": [run_json(ctx.store, r) for r in chunk], "pagination": pagination})
 
 
