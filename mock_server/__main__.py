@@ -1,4 +1,5 @@
-"""`python -m mock_server [--api NAME] [--host 127.0.0.1] [--port N] [--fixtures FILE]`: serve one API's mock.
+"""`python -m mock_server [--api NAME] [--host 127.0.0.1] [--port N] [--fixtures FILE] [--server uvicorn|granian]`:
+serve one API's mock.
 
 `python -m mock_server proxy --api NAME --upstream URL [--host] [--port] [--record FILE]`:
 the validating proxy (`mock_server/proxy/`).
@@ -13,16 +14,14 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
+from collections.abc import Callable
+from typing import Any
 
 from .apis import APIS, DEFAULT_API, profile
+from .server import MAX_HEAD_BYTES, granian_available, serve_granian, serve_uvicorn
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["proxy"]:
-        from .proxy.cli import main as proxy_main
-
-        return proxy_main(argv[1:])
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m mock_server", description=__doc__)
     parser.add_argument("--api", default=DEFAULT_API, choices=sorted(APIS), help="which API to serve")
     parser.add_argument("--host", default="127.0.0.1")
@@ -37,9 +36,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-cors", action="store_true", help="send no CORS headers and refuse preflights")
     parser.add_argument("--log-level", default="warning")
     parser.add_argument("--fixtures", metavar="FILE", help="replay a proxy recording into the mock at start-up")
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "--server",
+        choices=["uvicorn", "granian"],
+        default="uvicorn",
+        help="the HTTP server (granian: faster, needs the granian extra; see mock_server/server.py)",
+    )
+    parser.add_argument(
+        "--max-head-bytes",
+        type=int,
+        default=MAX_HEAD_BYTES,
+        help="the largest request line plus headers accepted (414/431 past it; default %(default)s)",
+    )
+    return parser
 
-    import uvicorn
+
+def build_from_argv(argv: list[str]) -> tuple[Any, Any, argparse.Namespace]:
+    """The app `python -m mock_server ARGV` serves, built (and seeded) once, its banner printed."""
+    args = _parser().parse_args(argv)
 
     from .app import build_app
     from .engine.api import Api
@@ -63,14 +77,32 @@ def main(argv: list[str] | None = None) -> int:
         print(f"# seeded from {args.fixtures}: {seeded.replayed} writes replayed, {seeded.created} rows created")
         for placeholder, credential in seeded.credentials.items():
             print(f"# {placeholder} -> {credential}", flush=True)
-    port = args.port or chosen.port
-    print("\n".join(banner(api, args.host, port, not args.no_control)), flush=True)
+    print("\n".join(banner(api, args.host, args.port or chosen.port, not args.no_control)), flush=True)
     # Long-lived state (seeds, runs and their plans) is not garbage: keep it out of the
     # cyclic collector's full passes, which otherwise show up as latency spikes.
     gc.collect()
     gc.freeze()
     gc.set_threshold(50_000, 50, 100)
-    uvicorn.run(app, host=args.host, port=port, log_level=args.log_level, access_log=False)
+    return app, api, args
+
+
+def main(argv: list[str] | None = None, wrap: Callable[[Any], Any] | None = None) -> int:
+    """Serve one API. `wrap` (uvicorn only) wraps the app served, e.g. with a probe."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["proxy"]:
+        from .proxy.cli import main as proxy_main
+
+        return proxy_main(argv[1:])
+    args = _parser().parse_args(argv)
+    port = args.port or profile(args.api).port
+    if args.server == "granian":
+        if not granian_available():
+            print("--server granian needs Granian: pip install -e '.[granian]'", file=sys.stderr)
+            return 2
+        serve_granian(argv, args.host, port, args.log_level, args.max_head_bytes)
+        return 0
+    app, api, _ = build_from_argv(argv)
+    serve_uvicorn([(wrap(app) if wrap else app, api, port)], args.host, args.log_level, args.max_head_bytes)
     return 0
 
 

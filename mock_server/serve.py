@@ -9,11 +9,11 @@ URL and a ready credential as `export` lines. `--api NAME` serves one (as
 from __future__ import annotations
 
 import argparse
-import asyncio
 import gc
 import sys
 
 from .apis import APIS, profile
+from .server import MAX_HEAD_BYTES, serve_uvicorn
 
 
 def _config(chosen, args):
@@ -40,16 +40,6 @@ def banner(api, host: str, port: int, control: bool) -> list[str]:
     return lines
 
 
-async def _serve_all(apps: list[tuple[object, int]], host: str, log_level: str) -> None:
-    import uvicorn
-
-    servers = [
-        uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False))
-        for app, port in apps
-    ]
-    await asyncio.gather(*(server.serve() for server in servers))
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m mock_server.serve", description=__doc__)
     parser.add_argument("--api", action="append", choices=sorted(APIS), help="serve only this API (repeatable)")
@@ -59,6 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-control", action="store_true")
     parser.add_argument("--no-cors", action="store_true")
     parser.add_argument("--log-level", default="warning")
+    parser.add_argument("--max-head-bytes", type=int, default=MAX_HEAD_BYTES, help="see mock_server/server.py")
     args = parser.parse_args(argv)
     names = args.api or list(APIS)
     if args.port is not None and len(names) != 1:
@@ -73,11 +64,11 @@ def main(argv: list[str] | None = None) -> int:
         api = Api(chosen, _config(chosen, args))
         port = args.port or chosen.port
         print("\n".join(banner(api, args.host, port, not args.no_control)), flush=True)
-        apps.append((build_app(api), port))
+        apps.append((build_app(api), api, port))
     gc.collect()
     gc.freeze()
     gc.set_threshold(50_000, 50, 100)
-    asyncio.run(_serve_all(apps, args.host, args.log_level))
+    serve_uvicorn(apps, args.host, args.log_level, args.max_head_bytes)
     return 0
 
 

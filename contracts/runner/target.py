@@ -19,6 +19,8 @@ from typing import Any
 
 import httpx
 
+from mock_server.server import MAX_HEAD_BYTES, uvicorn_config
+
 QUOTA_FREE = {"read_rpm": 10**9, "write_rpm": 10**9, "max_run_concurrency": 10**6}
 
 
@@ -34,7 +36,10 @@ class LiveServer:
             sock.bind((host, 0))
             self.port = sock.getsockname()[1]
         self.url = f"http://{host}:{self.port}"
-        config = uvicorn.Config(app, host=host, port=self.port, log_level="warning", lifespan="off")
+        if self.mock is not None:  # a mock: served as `python -m mock_server` serves it (bounded heads)
+            config = uvicorn_config(app, self.mock, host, self.port, "warning", MAX_HEAD_BYTES, lifespan="off")
+        else:
+            config = uvicorn.Config(app, host=host, port=self.port, log_level="warning", lifespan="off")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 

@@ -49,20 +49,9 @@ class Probe:
 def main(argv: list[str] | None = None) -> int:
     """`python -m mock_server` itself, with the probe wrapped around the app it serves: so
     whatever server settings that entry point uses (server, parser, limits) are what is measured."""
-    import uvicorn
-
     from mock_server.__main__ import main as serve_main
 
-    original = uvicorn.run
-
-    def run(app: Any, *args: Any, **kwargs: Any) -> None:
-        original(Probe(app), *args, **kwargs)
-
-    uvicorn.run = run
-    try:
-        return serve_main(argv)
-    finally:
-        uvicorn.run = original
+    return serve_main(argv, wrap=Probe)
 
 
 if __name__ == "__main__":

@@ -11,8 +11,7 @@ from mock_server.stress.process import MockProcess
 from mock_server.stress.targets import TARGETS, available
 
 APIS = available()
-KNOWN = {  # hostile cases with their own strict-xfail test (test_defects.py)
-    "64 MiB of headers",
+KNOWN = {  # hostile cases with their own, stricter test (test_defects.py)
     "presigned upload: 100 MB declared",
 }
 SSE_OPERATIONS = ("streamRunEvents", "streamOperatorEvents")  # schemathesis ST108: test_defects.py
