@@ -27,7 +27,7 @@ from hypothesis import Phase, settings
 from hypothesis.errors import FlakyStrategyDefinition
 from schemathesis import Config
 
-from .claims import Drift
+from .claims import SCHEMATHESIS, Drift
 from .report import CASES
 from .safety import Policy
 
@@ -145,6 +145,7 @@ class Conformance:
     def stateless(self) -> Callable[..., None]:
         conformance = self
 
+        @pytest.mark.claim(*SCHEMATHESIS.values(), "spec.errors")
         @self.schema.parametrize()
         def test_spec_conformance(case, contract_session):
             session = contract_session
@@ -163,6 +164,7 @@ class Conformance:
     def links(self) -> Callable[..., None]:
         conformance = self
 
+        @pytest.mark.claim("stateful.links", *SCHEMATHESIS.values())
         def test_links_state_machine(contract_session):
             session = contract_session
             policy = _policy(session)

@@ -10,8 +10,10 @@ The reference's claims: for Benchwright, every `§N.N` heading of its reference
 filed under that section (`contracts.benchwright.claims`: `etag.if_match` is `§3.8`). For the other
 APIs, the claim ids of their `claims.py` (A-nn, B-nn, ...), less the ones marked uncheckable.
 
-The drift report's "Claim coverage" section states the percentage and lists what is uncovered;
-JUnit carries each test's claims as a `claims` property (and parametrized ids carry them in the name).
+The drift report's "Claim coverage" section states the percentage and lists what is uncovered.
+JUnit carries each test's claims twice: in its name (`test_replay (§3.7 idempotency.replay)`: the
+reference claims it covers, then the suite's own claim ids it checks; `label`) and, in full, as a
+`claims` property.
 """
 
 from __future__ import annotations
@@ -172,6 +174,25 @@ class Coverage:
         self.by_test: dict[str, set[str]] = {}  # claims a check asserts (markers, cited ids, declared claims)
         self.exercised_by: dict[str, set[str]] = {}  # claims of the operations a check only exercised
         self.operations = _operation_references(api)
+        self.labels: dict[str, str] = {}  # a check -> the claims its JUnit name carries
+
+    LABEL_CLAIMS = 8  # claims spelled out in a name; the rest are counted ("+3")
+
+    def label(self, item: pytest.Item) -> str:
+        return self.labels.get(_key(item), "")
+
+    def _label(self, cited: list[str], exercised: list[str]) -> str:
+        """The reference claims a check covers, those of the operation it exercises, then the
+        suite's own claim ids it checks (`spec.schema`, `idempotency.replay`)."""
+        from contracts.runner.claims import CLAIMS
+
+        resolve = self.reference.resolve if self.reference is not None else (lambda ids: set())
+        covered = sorted(resolve(cited))
+        touched = sorted(resolve(exercised) - set(covered))
+        own = [c for c in cited if c in CLAIMS and c not in covered]
+        names = list(dict.fromkeys([*covered, *touched, *own]))
+        extra = len(names) - self.LABEL_CLAIMS
+        return " ".join(names[: self.LABEL_CLAIMS]) + (f" +{extra}" if extra > 0 else "")
 
     def collected(self, items: list[pytest.Item]) -> None:
         for item in items:
@@ -183,6 +204,7 @@ class Coverage:
                 label = f"{found.group(1)} {found.group(2)}"
             exercised = self.operations.get(label, []) if label else []
             item.user_properties.append(("claims", " ".join(cited)))
+            self.labels[_key(item)] = self._label(cited, exercised)
             if exercised:
                 item.user_properties.append(("exercises", " ".join(exercised)))
             if self.reference is not None:

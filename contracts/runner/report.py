@@ -94,6 +94,13 @@ class DriftReport:
     def pytest_runtest_makereport(self, item, call):
         outcome = yield
         report = outcome.get_result()
+        if item.name not in report.nodeid:  # schemathesis' per-operation items share one node id
+            report.nodeid = f"{report.nodeid.rpartition('::')[0]}::{item.name}"
+        label = self.coverage.label(item) if self.coverage is not None else ""
+        if label:  # JUnit's (and the terminal's) test name carries the claims the check covers
+            # inside a parametrized id's brackets: JUnit reads a node id's trailing `[...]` as its params
+            nodeid = report.nodeid
+            report.nodeid = f"{nodeid[:-1]} ({label})]" if nodeid.endswith("]") else f"{nodeid} ({label})"
         if report.when == "call" and report.passed:
             self.passed += 1
         if report.when == "call" and self.coverage is not None:

@@ -4,8 +4,10 @@ with no runner change, and names drift in it."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,6 +32,20 @@ def test_the_runner_checks_the_toy_api_green(tmp_path):
     code, report, output = run(tmp_path)
     assert code == 0, output
     assert "No drift" in report and "POST /widgets/" in report  # the cases-per-operation table
+
+
+def test_junit_names_carry_the_claims_each_check_covers(tmp_path):
+    """Issue "claim coverage": "JUnit test names carry the claim". The toy's own semantic check,
+    each per-operation conformance case and the links machine name what they check."""
+    code, _, output = run(tmp_path)
+    assert code == 0, output
+    names = [case.get("name") for case in ET.parse(tmp_path / "junit.xml").iter("testcase")]
+    assert "test_a_repeated_client_key_answers_the_first_widget (toy.get_or_create)" in names, names
+    conformance = [n for n in names if n.startswith("test_spec_conformance[")]
+    shape = re.compile(r"test_spec_conformance\[\w+ \S+ \(spec\.status .*\)\]")
+    assert conformance and all(shape.fullmatch(n) for n in conformance), conformance
+    assert any(n.startswith("test_spec_conformance[POST /widgets/ (") for n in conformance), conformance
+    assert any(n.startswith("test_links_state_machine (stateful.links") for n in names), names
 
 
 def test_the_runner_names_drift_in_the_toy_api(tmp_path):
