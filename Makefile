@@ -11,6 +11,8 @@ PROFILE ?= quick
 HOST ?= 127.0.0.1
 # API=NAME picks one API for serve and contract (default: every registered API)
 API ?=
+# SEEDS=N: make contract runs everything N times in a row, hypothesis seeds 1..N (reports/seed-<n>/)
+SEEDS ?=
 
 .PHONY: install test serve contract proxy stress lint spec-check spec-bundle bench clean
 
@@ -33,7 +35,7 @@ serve: install
 	$(BIN)/python -m mock_server.serve --host $(HOST) $(if $(API),--api $(API)) $(if $(PORT),--port $(PORT))
 
 contract: install
-	$(BIN)/harness-contract --profile $(PROFILE) --report-dir reports $(if $(API),--api $(API))
+	$(BIN)/harness-contract --profile $(PROFILE) --report-dir reports $(if $(API),--api $(API)) $(if $(SEEDS),--seeds $(SEEDS))
 
 # the stress suite (reports/stress.md): fuzzing, hostile input, races, streams, disclosure, uptime;
 # SHORT=1 for the CI size (tests/stress runs it in make test), API=NAME for one API

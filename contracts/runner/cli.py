@@ -1,7 +1,7 @@
 """`harness-contract` (alias `benchwright-contract`): run the contract suites and write their reports.
 
     harness-contract [--api NAME ...] [--profile quick|full] [--plan] [--allow-spend]
-                     [--allow-destructive] [--allow-writes] [--max-requests N] [--seed N]
+                     [--allow-destructive] [--allow-writes] [--max-requests N] [--seed N | --seeds N]
                      [--report-dir reports] [-k EXPR]
 
 Which APIs: those named with `--api` (repeatable); else, when any API's live URL
@@ -14,6 +14,11 @@ Reports: one API writes `junit.xml` and `drift-report.md` in the report
 directory; several write them under `<report-dir>/<api>/`, plus a combined
 `drift-report.md`. Exit status: 0 when every target agrees with its spec and
 reference, 1 on drift, 2 on a usage or setup error.
+
+`--seeds N` runs the whole selection N times in a row, with hypothesis seeds 1 to N
+(each seed's reports under `<report-dir>/seed-<n>/`, a summary in
+`<report-dir>/seeds.md`), and stops at the first seed that finds drift: CI runs ten,
+so a check that passes only on the derandomized profile's one draw is caught.
 """
 
 from __future__ import annotations
@@ -59,7 +64,9 @@ def _parser(prog: str) -> argparse.ArgumentParser:
         "--allow-writes", action="store_true", help="against a live target, also run writes that change existing state"
     )
     parser.add_argument("--max-requests", type=int, help="request budget per API (live default 2000)")
-    parser.add_argument("--seed", type=int, help="a hypothesis seed (runs non-derandomized with that seed)")
+    seeds = parser.add_mutually_exclusive_group()
+    seeds.add_argument("--seed", type=int, help="a hypothesis seed (runs non-derandomized with that seed)")
+    seeds.add_argument("--seeds", type=int, metavar="N", help="run everything with seeds 1..N in a row")
     parser.add_argument("--report-dir", default="reports")
     parser.add_argument("-k", dest="keyword", help="only checks matching this pytest -k expression")
     return parser
@@ -139,6 +146,8 @@ def main(argv: list[str] | None = None, prog: str = "harness-contract", default_
             print(spec.plan(args) if spec.plan else f"{name}: no plan mode")
         return 0
     report_dir = Path(args.report_dir)
+    if args.seeds:
+        return run_seeds(args.seeds, argv if argv is not None else sys.argv[1:], report_dir)
     if len(names) == 1:
         return run_one(args, names[0], report_dir)
     # every API in its own process, all at once: the quick profile of all of them in one API's time
@@ -158,18 +167,50 @@ def main(argv: list[str] | None = None, prog: str = "harness-contract", default_
     return max(codes.values(), default=0)
 
 
-def _passthrough(argv: list[str]) -> list[str]:
-    """The options of this invocation, minus `--api` and `--report-dir` (set per API)."""
+def run_seeds(count: int, argv: list[str], report_dir: Path) -> int:
+    """Seeds 1..count in a row, each a whole run in its own process; stop at the first drift."""
+    import time
+
+    rest = _passthrough(argv, ("--seeds", "--report-dir"))
+    rows, code = [], 0
+    report_dir.mkdir(parents=True, exist_ok=True)
+    for seed in range(1, count + 1):
+        started = time.monotonic()
+        command = [sys.executable, "-m", "contracts.runner.cli", *rest, "--seed", str(seed)]
+        code = subprocess.call([*command, "--report-dir", str(report_dir / f"seed-{seed}")], cwd=ROOT)
+        verdict = {0: "no drift", 1: "DRIFT", 2: "setup error"}.get(code, f"exit {code}")
+        rows.append(f"| {seed} | {verdict} | {time.monotonic() - started:.0f} s | [seed-{seed}](seed-{seed}/) |")
+        if code != 0:
+            break
+    passed = sum(1 for row in rows if "| no drift |" in row)
+    lines = [
+        "# Contract runs, one hypothesis seed each",
+        "",
+        f"**{passed} of {count} seeds in a row passed.**",
+        "",
+        "| seed | result | wall time | reports |",
+        "|---:|---|---:|---|",
+        *rows,
+        "",
+    ]
+    (report_dir / "seeds.md").write_text("\n".join(lines), encoding="utf-8")
+    print(f"\n{passed} of {count} seeds in a row passed: {report_dir / 'seeds.md'}")
+    return code
+
+
+def _passthrough(argv: list[str], drop: tuple[str, ...] = ("--api", "--report-dir")) -> list[str]:
+    """The options of this invocation, minus those in `drop` (by default `--api` and
+    `--report-dir`, set per API) and their values."""
     out: list[str] = []
     skip = False
     for index, item in enumerate(argv):
         if skip:
             skip = False
             continue
-        if item in ("--api", "--report-dir"):
+        if item in drop:
             skip = index + 1 < len(argv)
             continue
-        if item.startswith(("--api=", "--report-dir=")):
+        if item.startswith(tuple(f"{option}=" for option in drop)):
             continue
         out.append(item)
     return out

@@ -14,10 +14,10 @@ ROOT = Path(__file__).resolve().parents[2]
 TOY = "tests.engine.toy.contract:CONTRACT"
 
 
-def run(tmp_path: Path, api: str = TOY) -> tuple[int, str, str]:
+def run(tmp_path: Path, api: str = TOY, *extra: str) -> tuple[int, str, str]:
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "HARNESS_", "TOY_"))}
     proc = subprocess.run(
-        [sys.executable, "-m", "contracts.runner.cli", "--api", api, "--report-dir", str(tmp_path)],
+        [sys.executable, "-m", "contracts.runner.cli", "--api", api, "--report-dir", str(tmp_path), *extra],
         cwd=ROOT,
         env=environ,
         capture_output=True,
@@ -53,3 +53,16 @@ def test_the_runner_names_drift_in_the_toy_api(tmp_path):
     code, report, output = run(tmp_path, "tests.engine.toy.drifted:CONTRACT")
     assert code == 1, output
     assert "spec.errors" in report
+
+
+def test_seeds_run_in_a_row_and_stop_at_the_first_drift(tmp_path):
+    """`--seeds N` (CI runs ten, issue "the unmodified mocks must pass ten seeds in a row"): each seed
+    a whole run with its own reports; the summary counts the seeds passed in a row."""
+    code, _, output = run(tmp_path / "green", TOY, "--seeds", "2")
+    assert code == 0, output
+    assert "**2 of 2 seeds in a row passed.**" in (tmp_path / "green" / "seeds.md").read_text()
+    assert "No drift" in (tmp_path / "green" / "seed-2" / "drift-report.md").read_text()
+    code, _, output = run(tmp_path / "drifted", "tests.engine.toy.drifted:CONTRACT", "--seeds", "3")
+    assert code == 1, output
+    assert "**0 of 3 seeds in a row passed.**" in (tmp_path / "drifted" / "seeds.md").read_text()
+    assert not (tmp_path / "drifted" / "seed-2").exists()
