@@ -1,5 +1,7 @@
 """The Bench platform contract suite: claims C-01…C-68, the conventions check of every response, state
-machines of context versioning, datasets and evaluations, and the three-way catalog drift report."""
+machines of context versioning, versioned writes of every kind, the dataset and evaluation lifecycles with
+allowance accounting, the read path and its pages, credential states and error details through the published
+client, non-disclosure of key secrets, stage streams, and the three-way catalog drift report."""
 
 from pathlib import Path
 

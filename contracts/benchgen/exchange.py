@@ -138,8 +138,9 @@ class Control:
         if response.status_code != 204:
             raise RuntimeError(f"revoke {token_id}: {response.status_code}")
 
-    def competition(self, name: str, auto_approve: bool) -> int:
-        return self._post("/__mock/competitions", {"name": name, "auto_approve": auto_approve}, 201)["id"]
+    def competition(self, name: str, auto_approve: bool, published: bool = True) -> int:
+        body = {"name": name, "auto_approve": auto_approve, "published": published}
+        return self._post("/__mock/competitions", body, 201)["id"]
 
     def approve(self, competition_id: int, user_id: int) -> None:
         self._post(f"/__mock/competitions/{competition_id}/participants/{user_id}/approve")

@@ -1,17 +1,27 @@
 """benchsdk's drift catalogue: each drift, injected around the unmodified mock, must be caught by the crawl
-of the platform's existing data (spec validation, the conventions check, derived fields), naming the claim
-it broke (A-nn, or the mock's proposal P-… where the reference is silent). Test ids carry class and claim.
-The unmodified mock passes the same checks (`test_unmodified_mock_passes`); the ten-seed loop of the whole
+of the platform's existing data (spec validation, the conventions check, derived fields), or by one of the
+suite's semantic checks called directly (`SUITE_CHECKS`: records and every figure read back from them, the
+resource tree, run shapes, artifacts and closing, path encoding, OAuth organisations), naming the claim it
+broke (A-nn, or the mock's proposal P-… where the reference is silent). Test ids carry class and claim. The
+unmodified mock passes the same checks (`test_unmodified_mock_passes*`); the ten-seed loop of the whole
 suite is `tests/drift/test_seeds.py` (marked slow)."""
 
 from __future__ import annotations
 
+import re
+from urllib.parse import parse_qsl, urlencode
+
+import httpx
+import orjson
 import pytest
 
+from contracts.benchsdk.suite import test_read_path
+from contracts.benchsdk.suite._client import TIMING, Platform
 from mock_server.app import create_app
 from mock_server.benchsdk.fixtures import SEED_API_KEY
 from tests.benchwright.drift import drop_query_parameter
 from tests.drift.harness import Rewrite, caught, crawl_drifts, on_headers, on_json, served, set_status
+from tests.drifting import Rewrite as SharedRewrite
 
 ENV = {"BENCHMARKS_PLATFORM_API_KEY": SEED_API_KEY}
 
@@ -119,3 +129,246 @@ def test_unmodified_mock_passes():
     with served(create_app(api="benchsdk")) as url:
         found = caught(lambda: _crawl(url))
     assert not found, f"the crawl reported drift on the unmodified mock: {sorted(found)}"
+
+
+# The benchsdk suite's own checks (`contracts/benchsdk/suite/test_read_path.py`), each called directly
+# against the drifted server.
+def _suite(run):
+    def check(url: str):
+        with httpx.Client(base_url=url, timeout=60) as http:
+            assert http.post("/__mock/reset").status_code == 204
+            run(Platform(http, url, SEED_API_KEY), http)
+
+    return check
+
+
+def _settle(http):
+    return lambda: http.post("/__mock/clock", json={"advance_seconds": TIMING["importDelaySeconds"]})
+
+
+def _oauth(p, http):
+    minted = http.post("/__mock/tokens", json={"kind": "oauth"}).json()
+    test_read_path.check_oauth_names_its_org(p, minted["token"], minted["org_id"], minted["org_slug"])
+
+
+SUITE_CHECKS = {
+    "records": _suite(lambda p, h: test_read_path.check_records_read_back(p, _settle(h))),
+    "tree": _suite(lambda p, h: test_read_path.check_tree(p)),
+    "shapes": _suite(lambda p, h: test_read_path.check_run_shapes(p)),
+    "artifacts": _suite(lambda p, h: test_read_path.check_artifacts_and_closing(p)),
+    "encoding": _suite(lambda p, h: test_read_path.check_encoded_path_params(p)),
+    "oauth": _suite(_oauth),
+}
+
+
+def answer(pattern: str, fn, method: str = "GET", query: str = ""):
+    """Edit, in place, the JSON answers of `method` requests whose path matches `pattern` (and query holds
+    `query`)."""
+    rx = re.compile(pattern)
+
+    def hook(scope, status, headers, raw):
+        media = dict(headers).get(b"content-type", b"")
+        if (
+            media.startswith(b"application/json")
+            and raw
+            and scope["method"] == method
+            and rx.search(scope["path"])
+            and query.encode() in scope["query_string"]
+        ):
+            body = orjson.loads(raw)
+            fn(body)
+            raw = orjson.dumps(body)
+            headers = [(k, str(len(raw)).encode() if k == b"content-length" else v) for k, v in headers]
+        return status, headers, raw
+
+    return lambda app: Rewrite(app, hook)
+
+
+def request(fn):
+    return lambda app: Rewrite(app, request=fn)
+
+
+def _rows(key, pred, change):
+    def fn(body):
+        for row in body.get(key) or []:
+            if pred(row):
+                change(row)
+
+    return fn
+
+
+def _owner_of_runs(app):
+    """The server finds a run by id under any benchmark slug (it ignores the slug)."""
+    owner: dict[str, str] = {}
+
+    def answer_hook(scope, request_body, status, headers, raw):
+        if scope["method"] == "POST" and scope["path"].endswith("/runs") and status == 201:
+            run = orjson.loads(raw)["run"]
+            owner[run["id"]] = run["benchmarkSlug"]
+
+    def request_hook(scope):
+        parts = scope["path"].split("/")
+        if len(parts) > 6 and parts[3] == "benchmarks" and parts[5] == "runs" and parts[6] in owner:
+            parts[4] = owner[parts[6]]
+            scope["path"] = "/".join(parts)
+
+    return SharedRewrite(app, answer_hook, request_hook)
+
+
+def _worker_under_any_run(only_suffix: str = ""):
+    """The server finds a worker by id under any run (of its benchmark)."""
+
+    def wrap(app):
+        run_of: dict[str, tuple[str, str]] = {}
+
+        def answer_hook(scope, request_body, status, headers, raw):
+            if scope["path"].endswith("/workers/claim") and status == 200:
+                got = orjson.loads(raw)["assignment"]
+                if got:
+                    run_of[got["workerId"]] = (got["benchmarkSlug"], got["runId"])
+
+        def request_hook(scope):
+            parts = scope["path"].split("/")
+            if "workers" in parts and parts.index("workers") + 1 < len(parts):
+                worker = parts[parts.index("workers") + 1]
+                if worker in run_of and scope["path"].endswith(only_suffix):
+                    parts[4], parts[6] = run_of[worker]
+                    scope["path"] = "/".join(parts)
+
+        return SharedRewrite(app, answer_hook, request_hook)
+
+    return wrap
+
+
+def _query(name, old, new, suffix):
+    def hook(scope):
+        if scope["path"].endswith(suffix):
+            query = [(k, new if k == name and v == old else v) for k, v in parse_qsl(scope["query_string"].decode())]
+            scope["query_string"] = urlencode(query).encode()
+
+    return hook
+
+
+def _at_root(scope):
+    if scope["path"] == "/benchmarks":
+        scope["path"] = "/api/v1/benchmarks"
+
+
+def _undecoded(scope):
+    if scope["method"] == "PUT" and "/participants/" in scope["path"]:
+        scope["path"] = scope["raw_path"].decode()
+
+
+def _org_header(old: bytes | None, new: bytes | None):
+    def hook(scope):
+        headers = dict(scope["headers"])
+        if not headers.get(b"authorization", b"").startswith(b"Bearer bpo_"):
+            return
+        if old is not None:  # the server no longer reads this header
+            scope["headers"] = [(k, v) for k, v in scope["headers"] if k != old]
+        elif not any(k in headers for k in (b"x-org-slug", b"x-organization-id")):  # it assumes an org
+            scope["headers"] = [*scope["headers"], (new, b"acme")]
+
+    return hook
+
+
+def _dedupe_by_name(body):
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for row in body.get("items") or []:
+        if (row["kind"], row["name"]) not in seen:
+            seen.add((row["kind"], row["name"]))
+            out.append(row)
+    body["items"] = out
+
+
+def _first_task_twice(body):
+    if body.get("tasks"):
+        body["tasks"].append(dict(body["tasks"][0]))
+
+
+def _keep_phase_only(row):
+    row["data"] = {"phase": row["data"]["phase"]}
+
+
+SUITE_DRIFTS = [
+    # read-path figures agreeing with the stored records
+    ("resent-record-listed-twice", "derived", "A-44", answer(r"/iterations$", _first_task_twice), "records"),
+    ("error-code-dropped", "derived", "A-54", answer(r"/iterations$", _rows(
+        "tasks", lambda r: r["status"] == "error", lambda r: r.__setitem__("errorCode", None))), "records"),
+    ("error-record-data-dropped", "derived", "A-55", answer(r"/iterations$", _rows(
+        "tasks", lambda r: r["status"] == "error", _keep_phase_only)), "records"),
+    ("phase-dropped-on-failures", "derived", "A-57", answer(r"/iterations$", _rows(
+        "tasks", lambda r: r["status"] == "error", lambda r: r["data"].pop("phase", None))), "records"),
+    ("implicit-step-renamed", "derived", "A-56", answer(r"/iterations$", _rows(
+        "steps", lambda r: r["name"] == "task", lambda r: r.__setitem__("name", "main"))), "records"),
+    ("import-batch-undercounted", "derived", "A-60", answer(r"/results/imports$", _rows(
+        "items", lambda r: r["sequenceNumber"] == 0, lambda r: r.__setitem__("eventCount", 1))), "records"),
+    ("participant-filter-ignored", "cursors", "A-97",
+     request(drop_query_parameter("participant", "/results")), "records"),
+    ("comma-list-read-as-one", "cursors", "A-92",
+     request(_query("participant", "e2b,modal", "modal", "/results")), "records"),
+    ("bucket-size-ignored", "cursors", "A-98",
+     request(drop_query_parameter("bucketSize", "/results/tasks")), "records"),
+    ("overview-readiness-off", "derived", "A-91", answer(r"^/api/v1/benchmarks/[^/]+/results$", _rows(
+        "items", lambda r: True, lambda r: r["analytics"].__setitem__("status", "pending"))), "records"),
+    # the resource tree
+    ("run-found-under-any-slug", "catalog drift", "A-18", _owner_of_runs, "tree"),
+    ("worker-found-under-any-run", "attempt fencing", "A-19", _worker_under_any_run(), "tree"),
+    ("heartbeat-without-its-run", "attempt fencing", "A-21", _worker_under_any_run("/heartbeat"), "tree"),
+    ("api-served-at-the-root", "spec", "A-01", request(_at_root), "tree"),
+    # run shapes
+    ("config-snapshot-trimmed", "units", "A-31",
+     answer(r"/runs/[^/]+$", lambda b: b["run"]["config"].pop("phases", None)), "shapes"),
+    ("participant-sized-flag-wrong", "units", "A-29", answer(r"/runs$", lambda b: b["run"].__setitem__(
+        "participantSized", False) if "run" in b else None, "POST"), "shapes"),
+    ("participant-total-off", "derived", "A-22", answer(r"/progress$", _rows(
+        "participants", lambda r: True, lambda r: r.__setitem__("totalTasks", r["totalTasks"] + 1))), "shapes"),
+    ("summary-invented", "derived", "A-77", answer(r"/results$", lambda b: b["run"].__setitem__(
+        "summary", {"run": {}, "results": []})), "shapes"),
+    ("benchmark-patch-ignored", "units", "A-82", answer(r"^/api/v1/benchmarks/[^/]+$", lambda b: b[
+        "benchmark"].__setitem__("status", "active")), "shapes"),
+    ("run-patch-ignored", "units", "A-84", answer(r"/runs/[^/]+$", lambda b: b["run"].__setitem__(
+        "status", "planned") if b["run"]["status"] == "completed" else None), "shapes"),
+    # artifacts, heartbeats, closing
+    ("custom-kind-rewritten", "presigned uploads", "A-62", answer(r"/workers/[^/]+/artifacts$", _rows(
+        "items", lambda r: r["kind"] == "contract.custom", lambda r: r.__setitem__("kind", "coordinator.log"))),
+     "artifacts"),
+    ("repeated-log-listed-once", "presigned uploads", "A-65",
+     answer(r"/workers/[^/]+/artifacts$", _dedupe_by_name), "artifacts"),
+    ("log-renamed", "presigned uploads", "A-66", answer(r"/workers/[^/]+/artifacts$", _rows(
+        "items", lambda r: r["name"] == "worker.log", lambda r: r.__setitem__("name", "coordinator.log"))),
+     "artifacts"),
+    ("metrics-as-text", "presigned uploads", "A-67", answer(r"/workers/[^/]+/artifacts$", _rows(
+        "items", lambda r: r["kind"] == "system-metrics", lambda r: r.__setitem__("contentType", "text/plain"))),
+     "artifacts"),
+    ("shared-scope-dropped", "presigned uploads", "A-68", answer(r"/workers/[^/]+/artifacts$", _rows(
+        "items", lambda r: True, lambda r: r["metadata"].pop("scope", None))), "artifacts"),
+    ("failed-worker-reads-completed", "attempt fencing", "A-72", answer(r"/workers/[^/]+$", lambda b: b[
+        "worker"].__setitem__("status", "completed") if b["worker"]["status"] == "failed" else None), "artifacts"),
+    # encoding, credentials
+    ("path-not-decoded", "spec", "A-06", request(_undecoded), "encoding"),
+    ("org-id-header-unsupported", "auth and credential states", "A-03",
+     request(_org_header(b"x-organization-id", None)), "oauth"),
+    ("org-header-optional", "auth and credential states", "A-04", request(_org_header(None, b"x-org-slug")), "oauth"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "claim", "wrap", "check"), SUITE_DRIFTS, ids=[f"{d[1]}:{d[2]}:{d[0]}" for d in SUITE_DRIFTS]
+)
+def test_suite_drift_is_caught_and_names_its_claim(name, kind, claim, wrap, check):
+    with served(wrap(create_app(api="benchsdk"))) as url:
+        found = caught(lambda: SUITE_CHECKS[check](url))
+    assert claim in found, f"{name}: expected a drift under {claim!r}; {check} reported {sorted(found) or 'nothing'}"
+
+
+@pytest.mark.parametrize("check", sorted(SUITE_CHECKS))
+def test_unmodified_mock_passes_the_suite_checks(check):
+    with served(create_app(api="benchsdk")) as url:
+        found = caught(lambda: SUITE_CHECKS[check](url))
+    assert not found, f"{check} reported drift on the unmodified mock: {sorted(found)}"
+
+
+def test_every_suite_check_has_a_drift():
+    assert {d[4] for d in SUITE_DRIFTS} == set(SUITE_CHECKS)

@@ -13,6 +13,7 @@ from .test_conventions import check
 
 
 def test_three_way_catalog(bench):
+    """C-07, C-08: the target lists exactly the pinned catalog's operations (C-07), each as the catalog has it."""
     r = bench.call("list_operations", token=None)
     check("list_operations", r)
     report = three_way(pinned_catalog(), r.json(), spec_catalog())
@@ -21,5 +22,7 @@ def test_three_way_catalog(bench):
     if out:
         Path(out).mkdir(parents=True, exist_ok=True)
         (Path(out) / "bench-catalog-drift.md").write_text(text + "\n")
+    if any(not row["target"] or not row["sdk"] for row in report["drift"]):
+        raise Drift(BY_ID["C-07"], "GET /api/headless/operations", "operations missing or added:\n" + text)
     if not report["clean"]:
         raise Drift(BY_ID["C-08"], "GET /api/headless/operations", "\n" + text)

@@ -100,6 +100,7 @@ def machine_for(bench, system_id):
 
 
 def test_context_versioning_state_machine(machine_for):
+    """C-33–C-39, C-42, C-46: random puts (current and stale), deletes and snapshot reads agree with the model."""
     machine_for.TestCase.settings = settings(max_examples=8, stateful_step_count=12, deadline=None)
     machine_for.TestCase().runTest()
 
@@ -137,7 +138,8 @@ def test_concurrent_writers_exactly_one_wins(bench, system_id):
 
 
 def test_golden_case_and_pause(bench, system_id, oauth):
-    """C-40, C-38, C-43: a case needs a component of the system; enabled:false pauses it."""
+    """C-40, C-38, C-43, C-68: a case needs a component of the system and is listed in the test library;
+    enabled:false pauses it."""
     comp = bench.call(
         "register_prompts",
         path={"id": system_id},
@@ -168,6 +170,9 @@ def test_golden_case_and_pause(bench, system_id, oauth):
     }
     r = bench.call("put_context_source", path={"id": system_id}, body={"expected_version": version, "source": case})
     check("put_context_source", r)
+    listed = bench.call("list_test_library", path={"id": system_id}).json()["items"]
+    if r.status_code != 200 or "manual-library-contract" not in {e["source_id"] for e in listed}:
+        raise Drift(BY_ID["C-68"], "GET test-library", f"a golden case put as a source is not listed ({r.status_code})")
     bad = {**case, "text": json.dumps({**entry, "component_id": 987654321})}
     r2 = bench.call("put_context_source", path={"id": system_id}, body={"expected_version": version + 1, "source": bad})
     check("put_context_source", r2)

@@ -36,6 +36,10 @@ def check(op_id: str, response) -> None:
         documented = {c for codes in SPEC_OPS[op_id]["x-errors"].values() for c in codes}
         if error["code"] not in documented | {"not_found"}:
             raise Drift(BY_ID["C-53"], label, f"undocumented error code {error['code']!r} ({response.status_code})")
+        # the status agrees with the code: the spec documents the code under this status
+        for_status = SPEC_OPS[op_id]["x-errors"].get(str(response.status_code), [])
+        if error["code"] in documented and error["code"] not in for_status:
+            raise Drift(BY_ID["C-53"], label, f"{error['code']!r} answered with status {response.status_code}")
     elif response.status_code != 204 and SPEC_OPS[op_id].get("x-streaming"):
         if "ndjson" not in ctype:
             raise Drift(BY_ID["C-61"], label, f"a stage stream answered {ctype}")
@@ -56,6 +60,8 @@ def ids(bench):
 
 @pytest.mark.parametrize("op_id", READS)
 def test_read_operations_keep_the_conventions(bench, ids, op_id):
+    """C-13, C-53, C-58, C-59: every read answers JSON (or NDJSON where it streams), never a redirect, far below
+    16 MB, and its errors in the envelope with a code the spec documents for that status."""
     op = bench.ops[op_id]
     values = {name: ids["id"] for name in op["path_parameters"]}
     if op["path"].startswith("/api/evaluation-runs/"):

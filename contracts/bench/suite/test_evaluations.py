@@ -8,8 +8,6 @@ import time
 
 import pytest
 
-from .._runner import Drift
-from ..claims import BY_ID
 from .test_conventions import check
 
 PLAN_FIELDS = {"pricing_url", "upgrade_url", "billing_url", "payment_confirmation_required"}
@@ -33,7 +31,7 @@ def wait_terminal(target, http, bench, run_id: int) -> dict:
         if target.embedded:
             http.post("/__mock/clock", json={"advance_seconds": 30})
         elif time.monotonic() > deadline:
-            raise Drift(BY_ID["C-50"], f"GET evaluation-runs/{run_id}", "not terminal after 15 minutes")
+            raise bench.drift("C-50", f"GET evaluation-runs/{run_id}", "not terminal after 15 minutes")
         else:
             time.sleep(10)
 
@@ -77,11 +75,11 @@ def test_evaluation_lifecycle_and_allowance(target, http, bench, spends, evaluab
     check("start_system_evaluation", r)
     runs = r.json()["runs"]
     if not runs or not isinstance(runs[0].get("id"), int):
-        raise Drift(BY_ID["C-48"], "POST evaluation-runs/system", f"no run id: {r.text[:200]}")
+        raise bench.drift("C-48", "POST evaluation-runs/system", f"no run id: {r.text[:200]}")
     after = allowance(bench)
     if before["remaining"] is not None and after["remaining"] != before["remaining"] - 1:
-        raise Drift(
-            BY_ID["C-49"], "GET evaluation-allowance", f"remaining {before['remaining']} -> {after['remaining']}"
+        raise bench.drift(
+            "C-49", "GET evaluation-allowance", f"remaining {before['remaining']} -> {after['remaining']}"
         )
     # an edit after the start must not reach this run's report (C-45)
     bench.call("delete_context_source", path={"id": sid, "sourceID": "manual-library-eval"})
@@ -90,7 +88,7 @@ def test_evaluation_lifecycle_and_allowance(target, http, bench, spends, evaluab
     check("get_evaluation_artifacts", r)
     art = r.json()["artifacts"]
     if art["context_version"] != version or "manual-library-eval" not in {e["id"] for e in art["evidence"]}:
-        raise Drift(BY_ID["C-46"], "GET evaluation-runs/{id}/artifacts", "the report lost the evidence it started with")
+        raise bench.drift("C-46", "GET evaluation-runs/{id}/artifacts", "the report lost the evidence it started with")
     published = bench.call(
         "publish_runtime_evaluation",
         path={"id": sid},
@@ -103,7 +101,7 @@ def test_evaluation_lifecycle_and_allowance(target, http, bench, spends, evaluab
     )
     check("publish_runtime_evaluation", published)
     if allowance(bench) != allowance(bench) or allowance(bench)["used"] != after["used"]:
-        raise Drift(BY_ID["C-52"], "POST runtime-evaluations", "publishing moved the allowance")
+        raise bench.drift("C-52", "POST runtime-evaluations", "publishing moved the allowance")
 
 
 def test_exhausted_allowance_and_key_cap(embedded, bench):
@@ -128,13 +126,13 @@ def test_exhausted_allowance_and_key_cap(embedded, bench):
     check("start_system_evaluation", second)
     error = second.json().get("error", {})
     if first.status_code != 201 or second.status_code != 402 or not set(error) >= PLAN_FIELDS:
-        raise Drift(BY_ID["C-54"], "POST evaluation-runs/system", f"exhausted: {second.status_code} {error}")
+        raise bench.drift("C-54", "POST evaluation-runs/system", f"exhausted: {second.status_code} {error}")
     capped = bench.call("start_system_evaluation", body={"ai_system_id": 123}, token="bench_dev_key_growth_capped")
     again = bench.call("start_system_evaluation", body={"ai_system_id": 123}, token="bench_dev_key_growth_capped")
     check("start_system_evaluation", again)
     error = again.json().get("error", {})
     if capped.status_code != 201 or "manage_key_url" not in error or PLAN_FIELDS & set(error):
-        raise Drift(BY_ID["C-56"], "POST evaluation-runs/system", f"key cap: {again.status_code} {error}")
+        raise bench.drift("C-56", "POST evaluation-runs/system", f"key cap: {again.status_code} {error}")
 
 
 def test_plan_limited_model_providers(embedded, bench):
@@ -142,4 +140,112 @@ def test_plan_limited_model_providers(embedded, bench):
     r = bench.call("set_model_providers", body={"providers": ["openai"]}, token="bench_dev_key_free")
     check("set_model_providers", r)
     if r.status_code != 402 or not r.json()["error"].get("upgrade_url"):
-        raise Drift(BY_ID["C-66"], "PATCH auth/me/model-providers", f"answered {r.status_code}")
+        raise bench.drift("C-66", "PATCH auth/me/model-providers", f"answered {r.status_code}")
+
+
+ORDER = {"queued": 0, "running": 1, "completed": 2, "failed": 2, "canceled": 2}
+
+
+def check_status_folds_and_future_runs(bench, advance, sid: int, version: int) -> None:
+    """`advance()` lets simulated (or real) time pass between polls."""
+    r = bench.call("start_system_evaluation", body={"ai_system_id": sid})
+    check("start_system_evaluation", r)
+    run = r.json()["runs"][0]
+    if run["status"] not in ("queued", "running"):
+        raise bench.drift("C-63", "POST evaluation-runs/system", f"the start answered a run already {run['status']}")
+    early = bench.call("get_evaluation_artifacts", path={"id": run["id"]})
+    check("get_evaluation_artifacts", early)
+    if early.status_code != 409:
+        raise bench.drift(
+            "C-50",
+            "GET evaluation-runs/{id}/artifacts",
+            f"artifacts of a {run['status']} run answered {early.status_code}",
+            bench.curl("get_evaluation_artifacts", {"id": run["id"]}),
+        )
+    seen = [run["status"]]
+    for _ in range(200):
+        r = bench.call("get_evaluation", path={"id": run["id"]})
+        check("get_evaluation", r)
+        status = r.json()["run"]["status"]
+        if ORDER.get(status, -1) < ORDER[seen[-1]] or (ORDER[seen[-1]] == 2 and status != seen[-1]):
+            raise bench.drift("C-50", "GET evaluation-runs/{id}", f"status went {' -> '.join([*seen, status])}")
+        seen.append(status)
+        if ORDER[status] == 2:
+            break
+        advance()
+    else:
+        raise bench.drift("C-50", "GET evaluation-runs/{id}", f"never finished: {seen[-1]}")
+    first = bench.call("get_evaluation_artifacts", path={"id": run["id"]}).json()["artifacts"]
+    # an edit after the first run reaches the next run only (C-45)
+    current = bench.call("get_system_context", path={"id": sid}).json()["context"]["version"]
+    edit = {
+        "id": "manual-contract-future",
+        "kind": "user",
+        "category": "rules_constraints",
+        "scope": "system",
+        "text": "Answer in one sentence.",
+    }
+    r = bench.call("put_context_source", path={"id": sid}, body={"expected_version": current, "source": edit})
+    check("put_context_source", r)
+    r = bench.call("start_system_evaluation", body={"ai_system_id": sid})
+    check("start_system_evaluation", r)
+    second = r.json()["runs"][0]
+    if second.get("context_version") not in (None, current + 1):
+        raise bench.drift("C-45", "POST evaluation-runs/system", f"a new run took version {second['context_version']}")
+    for _ in range(200):
+        if bench.call("get_evaluation", path={"id": second["id"]}).json()["run"]["status"] in ("completed", "failed"):
+            break
+        advance()
+    art = bench.call("get_evaluation_artifacts", path={"id": second["id"]}).json()["artifacts"]
+    if edit["id"] not in {e["id"] for e in art["evidence"]}:
+        raise bench.drift("C-45", "GET evaluation-runs/{id}/artifacts", "an edit did not reach the next evaluation")
+    again = bench.call("get_evaluation_artifacts", path={"id": run["id"]}).json()["artifacts"]
+    if again["evidence"] != first["evidence"] or edit["id"] in {e["id"] for e in again["evidence"]}:
+        raise bench.drift("C-45", "GET evaluation-runs/{id}/artifacts", "an edit reached a historical report")
+
+
+def check_published_report_is_kept_whole(bench, sid: int) -> None:
+    report = {
+        "schema_version": 1,
+        "execution_mode": "application_runtime",
+        "environment": "contract-suite",
+        "cases": [{"id": "case-1", "input": {"q": "refund?"}, "output": "yes", "passed": True, "scores": [0.5, 1]}],
+        "summary": {"status": "completed", "passed": 1, "failed": 0},
+    }
+    before = allowance(bench)
+    r = bench.call("publish_runtime_evaluation", path={"id": sid}, body=report)
+    check("publish_runtime_evaluation", r)
+    if r.status_code not in (200, 201):
+        raise bench.drift("C-51", "POST runtime-evaluations", f"a complete report answered {r.status_code}")
+    r = bench.call("list_runtime_evaluations", path={"id": sid}, query={"environment": "contract-suite"})
+    check("list_runtime_evaluations", r)
+    kept = [row.get("report") for row in r.json()["items"]]
+    if report not in kept:
+        raise bench.drift("C-51", "GET runtime-evaluations", "the published report does not read back as sent")
+    incomplete = bench.call("publish_runtime_evaluation", path={"id": sid}, body={"summary": {}})
+    check("publish_runtime_evaluation", incomplete)
+    if incomplete.status_code != 400:
+        raise bench.drift("C-51", "POST runtime-evaluations", f"an incomplete report answered {incomplete.status_code}")
+    after = allowance(bench)
+    if after["used"] != before["used"]:
+        raise bench.drift("C-52", "POST runtime-evaluations", f"publishing spent: {before} -> {after}")
+
+
+def test_status_folds_and_edits_reach_future_runs(target, http, bench, spends, evaluable_system):
+    """C-63, C-50, C-45: a start answers a queued run (background work), artifacts wait for the end, the status
+    only moves forward, and a context edit reaches the next run but not a finished report."""
+    sid, version = evaluable_system
+
+    def advance():
+        if target.embedded:
+            http.post("/__mock/clock", json={"advance_seconds": 20})
+        else:
+            time.sleep(10)
+
+    check_status_folds_and_future_runs(bench, advance, sid, version)
+
+
+def test_published_report_is_kept_whole(bench, system_id):
+    """C-51, C-52: publish_runtime_evaluation keeps the complete report as sent, refuses a partial one, spends
+    nothing."""
+    check_published_report_is_kept_whole(bench, system_id)

@@ -31,7 +31,8 @@ def _world(control, exchange, scopes):
 
 @pytest.mark.parametrize("scopes", [[READ], [RUN], []])
 def test_each_operation_asks_for_its_scope(control, exchange, scopes):
-    """B-17, B-28, B-32, B-44: run for join and queue, read for status, results and models; 403 otherwise."""
+    """B-17, B-28, B-32, B-44, B-45: run for join and queue, read for status, results and models (the scopes
+    benchmark:run and benchmark:read, named in each 403's required_scopes); 403 otherwise."""
     cid, sid, model_id, token = _world(control, exchange, scopes)
     second = control.competition("Contract scopes 2", True)
     calls = [

@@ -67,6 +67,7 @@ class Platform:
         self.http = http
         self.base_url = base_url.rstrip("/")
         self.headers = {"Authorization": f"Bearer {api_key}"}
+        self.last_curl = ""  # reproduces the last call (the key as its variable)
 
     def call(
         self,
@@ -84,6 +85,7 @@ class Platform:
         query = {k: v for k, v in (params or {}).items() if v is not None}
         shown = self.base_url + url + (("?" + urlencode(query)) if query else "")
         response = self.http.request(method, url, json=body, params=query, headers=self.headers)
+        self.last_curl = curl(method, shown, body)
         op = OPERATIONS.match(method, url)
         label = f"{method} {url}" if op is None else f"{op['operationId']} ({method} {url})"
         if op is None:
@@ -110,6 +112,10 @@ class Platform:
 
     def json(self, method: str, path: str, body: Any = None, **kw: Any) -> Any:
         return self.call(method, path, body, **kw).json()
+
+    def drift(self, claim: str, operation: str, detail: str, reproduce: str | None = None) -> Drift:
+        """A drift under `claim`, reproduced by `reproduce` or else by the last call made."""
+        return Drift(claim, operation, detail, reproduce or self.last_curl)
 
     def raw(self, method: str, url: str, **kw: Any) -> httpx.Response:
         """An out-of-band call (presigned URLs): absolute, no bearer token."""

@@ -1,0 +1,178 @@
+"""Runs of every kind, credit accounting, joins and the token surface.
+
+- One run call covers every kind of model (B-25): a platform model by id (B-19), by name and by catalogue id
+  (B-20), an OpenAI-compatible endpoint with and without its key (B-21, B-22), a Hugging Face model (B-23);
+  each run is charged once, the credits left are the start less every charge, a refusal charges nothing,
+  and each run finishes with a score (B-29, B-34).
+- Polling sooner than `check_again_seconds` is 429 with `Retry-After`, and the early poll does not count
+  (B-37, P-throttle).
+- A join answers approved or pending (B-12); repeating it changes nothing (B-16); an unpublished benchmark is
+  neither listed nor joinable (B-08).
+- One token serves every operation it has scopes for (B-02); the API has no token operations (B-42, B-47).
+
+Runs and joins spend or write, and the fresh users, benchmarks and clock come from the mock's control
+surface, so those checks run against the embedded mock only; the token-surface checks only read.
+"""
+
+from __future__ import annotations
+
+from ..exchange import Control, Exchange, drift
+from .conftest import BUNDLE
+
+READ, RUN = "benchmark:read", "benchmark:run"
+SCOPES = tuple(BUNDLE["x-scopes"]["scopes"])
+# paths a token API would live at: none is documented, so each must be an ordinary 404 (or 405)
+TOKEN_PATHS = ("/api/tokens/", "/api/platform_tokens/", "/api/auth/tokens/", "/api/user/tokens/")
+
+
+def _credits_left(exchange: Exchange, token: str, cid: int, model_id: int):
+    """One more platform run: its answer is the only place the API states a user's credits."""
+    answer = exchange.call("queueBenchmarkRun", token=token, body={"competition_id": cid, "model_id": model_id})
+    return exchange.expect(answer, "B-26", 201)
+
+
+def check_every_kind_of_model_runs(exchange: Exchange, control: Control) -> None:
+    start = 1000
+    user = control.user(start)
+    _, token = control.token(user, [READ, RUN])
+    exchange.secrets.add(token)
+    cid = control.competition("Contract every model", True)
+    exchange.expect(exchange.call("registerForCompetition", token=token, path={"id": cid}), "B-11", 201)
+    listed = exchange.call("listUserLlmModels", token=token)
+    models = [m for m in listed.body["results"] if m["kind"] == "platform"]
+    if not models:
+        raise exchange.fail("B-19", listed, "no platform model to run on")
+    m = models[0]
+    key = "sk-contract-" + "0" * 24
+    exchange.secrets.add(key)
+    url = "https://llm.example.com/v1/chat/completions"
+    bodies = [
+        ("B-19", {"model_id": m["id"]}),
+        ("B-20", {"model": m["name"]}),
+        ("B-20", {"model": m["catalogue_id"]}),
+        ("B-21", {"model_source": "external", "model_url": url, "model_token": key, "model_name": "contract-model"}),
+        ("B-21", {"model_source": "external", "model_url": url, "model_name": "contract-keyless"}),
+        ("B-23", {"model_source": "huggingface", "model_name": "Qwen/Qwen2.5-0.5B-Instruct"}),
+    ]
+    spent = 0
+    runs: list[tuple[str, int]] = []
+    for claim, body in bodies:
+        answer = exchange.call("queueBenchmarkRun", token=token, body={"competition_id": cid, **body})
+        exchange.expect(answer, claim, 201)
+        spent += answer.body["credits_charged"]
+        if answer.body["credits_charged"] <= 0 or answer.body["credits_remaining"] != start - spent:
+            raise exchange.fail(
+                "B-29", answer, f"charged {answer.body['credits_charged']}, left {answer.body['credits_remaining']}"
+            )
+        runs.append((claim, answer.body["submission_id"]))
+    # refusals charge nothing: an unknown model, a URL that is not an https endpoint
+    for claim, body in (
+        ("B-20", {"model": "contract/no-such-model"}),
+        ("B-22", {"model_source": "external", "model_url": "http://llm.example.com/v1/chat", "model_name": "x"}),
+    ):
+        answer = exchange.call("queueBenchmarkRun", token=token, body={"competition_id": cid, **body})
+        exchange.expect(answer, claim, 400)
+    last = _credits_left(exchange, token, cid, m["id"])
+    charged, remaining = last.body["credits_charged"], last.body["credits_remaining"]
+    if remaining != start - spent - charged:
+        raise exchange.fail("B-29", last, f"refused runs were charged: {start - spent - charged} != {remaining}")
+    control.advance(3600)
+    for claim, sid in runs:
+        polled = exchange.expect(exchange.call("getRunStatus", token=token, path={"submission_id": sid}), "B-33", 200)
+        status = polled.body
+        if status["done"] is not True or not isinstance(status["score"], int | float) or status["error"] is not None:
+            raise exchange.fail("B-25", polled, f"a {claim} run did not finish with a score: {status}")
+
+
+def check_polling_is_throttled(exchange: Exchange, control: Control) -> None:
+    user = control.user(100)
+    _, token = control.token(user, [READ, RUN])
+    exchange.secrets.add(token)
+    cid = control.competition("Contract throttle", True)
+    exchange.expect(exchange.call("registerForCompetition", token=token, path={"id": cid}), "B-11", 201)
+    models = exchange.call("listUserLlmModels", token=token).body["results"]
+    queued = exchange.call("queueBenchmarkRun", token=token, body={"competition_id": cid, "model_id": models[0]["id"]})
+    sid = exchange.expect(queued, "B-26", 201).body["submission_id"]
+    first = exchange.expect(exchange.call("getRunStatus", token=token, path={"submission_id": sid}), "B-33", 200)
+    wait = first.body["check_again_seconds"]
+    if first.body["done"] or not isinstance(wait, int) or wait < 1:
+        raise exchange.fail("B-37", first, f"a queued run asks to poll again in {wait!r}")
+    early = exchange.call("getRunStatus", token=token, path={"submission_id": sid})
+    exchange.expect(early, "P-throttle", 429, "throttled")
+    retry = int(early.response.headers.get("retry-after", "0"))
+    if not 1 <= retry <= wait:
+        raise exchange.fail("P-throttle", early, f"Retry-After {retry} for check_again_seconds {wait}")
+    control.advance(retry)
+    # the early poll did not count: a poll Retry-After later is answered
+    exchange.expect(exchange.call("getRunStatus", token=token, path={"submission_id": sid}), "P-throttle", 200)
+
+
+def check_joins(exchange: Exchange, control: Control) -> None:
+    user = control.user(100)
+    _, token = control.token(user, [READ, RUN])
+    exchange.secrets.add(token)
+    models = exchange.call("listUserLlmModels", token=token).body["results"]
+    queue = {"model_id": models[0]["id"]}
+    for auto, status in ((True, "approved"), (False, "pending")):
+        cid = control.competition(f"Contract join {status}", auto)
+        first = exchange.expect(exchange.call("registerForCompetition", token=token, path={"id": cid}), "B-11", 201)
+        if first.body.get("participant_status") not in ("approved", "pending"):
+            raise exchange.fail("B-12", first, f"participant_status {first.body.get('participant_status')!r}")
+        if first.body["participant_status"] != status:
+            raise exchange.fail("B-14", first, f"auto_approve={auto} joined as {first.body['participant_status']}")
+        exchange.expect(
+            exchange.call("registerForCompetition", token=token, path={"id": cid}), "B-15", 400, "already_applied"
+        )
+        # the repeat changed nothing: an approved participant still runs, a pending one still waits
+        answer = exchange.call("queueBenchmarkRun", token=token, body={"competition_id": cid, **queue})
+        if auto:
+            exchange.expect(answer, "B-16", 201)
+        else:
+            exchange.expect(answer, "B-16", 400, "participation_pending")
+    draft = control.competition("Contract unpublished draft", False, published=False)
+    listed = exchange.call("listPublicCompetitions", token=None, query={"search": "Contract unpublished"})
+    if any(row["id"] == draft for row in listed.body["results"]):
+        raise exchange.fail("B-08", listed, f"the unpublished benchmark {draft} is listed")
+    exchange.expect(exchange.call("registerForCompetition", token=token, path={"id": draft}), "B-08", 404)
+
+
+def check_one_token_serves_the_api(exchange: Exchange, token: str, http, probe: bool = True) -> None:
+    """Every operation the token has scopes for accepts it, the public listing too (B-02); the API offers no
+    token operations (B-42, B-47): `probe` sends the POSTs and DELETEs that would create or revoke one."""
+    exchange.expect(exchange.call("listPublicCompetitions", token=token), "B-02", 200)
+    exchange.expect(exchange.call("listUserLlmModels", token=token), "B-02", 200)
+    for path in TOKEN_PATHS if probe else ():
+        for method in ("POST", "DELETE"):
+            target = path if method == "POST" else f"{path}1/"
+            r = http.request(
+                method, target, headers={"Authorization": f"Bearer {token}"}, json={"scopes": list(SCOPES)}
+            )
+            if r.status_code not in (404, 405):
+                raise drift(
+                    "B-47",
+                    f"{method} {target}",
+                    f"a token operation answered {r.status_code}: {r.text[:200]}",
+                    f"curl -X {method} '$BENCHGEN_API_URL{target}' -H 'Authorization: Bearer $BENCHGEN_TOKEN'",
+                )
+
+
+def test_every_kind_of_model_runs(control, exchange):
+    """B-25, B-19, B-20, B-21, B-22, B-23, B-29, B-34: every model source queues through one call, each charged
+    once, refusals charged nothing, and each finishes with a score."""
+    check_every_kind_of_model_runs(exchange, control)
+
+
+def test_polling_is_throttled(control, exchange):
+    """B-37, P-throttle: an early poll is 429 with Retry-After within check_again_seconds, and does not count."""
+    check_polling_is_throttled(exchange, control)
+
+
+def test_joins(control, exchange):
+    """B-12, B-14, B-15, B-16, B-08: approved or pending; a repeat changes nothing; drafts are hidden."""
+    check_joins(exchange, control)
+
+
+def test_one_token_serves_the_api(target, http, exchange, token):
+    """B-02, B-42, B-47: the one token reads everything it has scopes for; there is no token API."""
+    # probing token-creating paths sends POSTs: against a live target only with --allow-writes
+    check_one_token_serves_the_api(exchange, token, http, probe=target.embedded or target.policy.allow_writes)
