@@ -61,6 +61,50 @@ CLAIMS = {
         Claim("secrets.no_value", "§9.1", "secret values are write-only: no list or detail returns them"),
         Claim("tokens.no_value", "§2.4", "a token's value is shown once at creation and never again"),
         Claim("lifecycle.transitions", "§4.6", "halt, pause and resume move a run as §4.6 and §4.11 state"),
+        Claim(
+            "idempotency.scope",
+            "§3.7",
+            "keys are scoped to the caller: another token's use of a key is neither a replay nor a conflict",
+        ),
+        Claim(
+            "idempotency.in_flight",
+            "§3.7",
+            "a retry while the first request is in flight is 409 idempotency_conflict, never a second execution",
+        ),
+        Claim("idempotency.rotation", "§3.7", "rotating a PAT invalidates the idempotency keys tied to it"),
+        Claim("etag.star", "§3.8", "If-Match: * matches the current row on every route the spec marks x-if-match"),
+        Claim("etag.moves", "§3.8", "a resource's ETag moves on every change, so a tag read before it is stale"),
+        Claim(
+            "ratelimit.counters",
+            "§13",
+            "X-RateLimit-Remaining counts down the account's bucket, shared by its PATs, as /users/me/rate-limits says",
+        ),
+        Claim("ratelimit.exceeded", "§13", "past the quota a request is 429 rate_limited with Retry-After in seconds"),
+        Claim("sse.keepalive", "§5.2", "an idle stream sends `event: ping` keep-alives at the documented interval"),
+        Claim("auth.rotation", "§2.4", "after a rotation the new value authenticates and the old one is 401 at once"),
+        Claim(
+            "auth.precedence",
+            "§2.4",
+            "a named PAT is answered about even beside a session cookie; a non-token string falls through to it",
+        ),
+        Claim(
+            "auth.session_only",
+            "§2.4",
+            "session-only operations refuse a PAT with 403 scope_insufficient and serve the browser session",
+        ),
+        Claim(
+            "billing.ledger",
+            "§10.4",
+            "ledger rows chain (balance_after = previous + delta) and the newest is the balance of §10.1",
+        ),
+        Claim(
+            "billing.month_spent",
+            "§10.6",
+            "month_spent, the usage trend's current month and the month's debits are the same ledger rows",
+        ),
+        Claim("tokens.spending", "§2.4", "a token's spent_cents_period is what GET /v1/tokens/{id}/spending says"),
+        Claim("runs.cost", "§4.1", "incurred = driver + model + sandbox; billed = driver + sandbox + narration"),
+        Claim("tasks.summary", "§7.1", "the task summary's counts and pass_rate agree with each other and the rows"),
     ]
 }
 

@@ -48,8 +48,12 @@ def plan(args: argparse.Namespace) -> str:
     lines += [
         "",
         f"{runs} operations fuzzed, {skips} skipped.",
-        "Semantic checks: idempotency (§3.7), ETag races (§3.8), pagination and clamps (§3.4), scopes (§2.2),"
-        " revoked/expired tokens (§2.4), SSE resume (§5.2), run lifecycle (§4.1.1, §4.6-§4.11; mock or --allow-spend).",
+        "Semantic checks: idempotency replay, conflict, per-caller keys and in-flight retries (§3.7), ETag races"
+        " and If-Match on every x-if-match route (§3.8), pagination and clamps (§3.4), scopes (§2.2), token"
+        " states, precedence and session-only routes (§2.4), rate-limit counters and 429s (§13; 429s on the mock"
+        " only), SSE resume and keep-alives (§5.2), derived billing, cost and task figures (§10, §4.1, §7.1),"
+        " non-disclosure of secret and token values (§9.1, §2.4), run lifecycle (§4.1.1, §4.6-§4.11; mock or"
+        " --allow-spend).",
         f"Request budget: {args.max_requests or ('2000' if live else 'unlimited')}; 429s wait out Retry-After.",
     ]
     return "\n".join(lines)

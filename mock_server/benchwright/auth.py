@@ -51,9 +51,11 @@ class Principal(BasePrincipal):
 
     @property
     def cache_key(self) -> str:
-        """Idempotency scope (§3.7): the token for PATs, the user for sessions."""
+        """Idempotency scope (§3.7): the token for PATs, the user for sessions. A PAT's
+        scope includes its current hash, so "rotating a PAT invalidates any outstanding
+        keys tied to it" although the id rides through the rotation."""
         if self.token is not None:
-            return "token:" + self.token.id
+            return f"token:{self.token.id}:{self.token.hash}"
         return "user:" + (self.user.id if self.user else "anonymous")
 
 

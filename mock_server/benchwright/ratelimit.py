@@ -38,5 +38,23 @@ class TierRateLimit:
         self.limiter.windows.clear()
 
 
-def limiter(api: Any) -> RateLimiter:
-    return api.rate_limit.limiter
+class AccountLimiter:
+    """The limiter as the counters read it (`GET /v1/users/me/rate-limits`): an account's
+    quota includes its admin-raised ceilings, as the `X-RateLimit-*` headers' does."""
+
+    def __init__(self, api: Any) -> None:
+        self.api = api
+        self.limiter: RateLimiter = api.rate_limit.limiter
+
+    def band(self, tier: str, overrides: dict[str, int] | None = None) -> dict[str, int]:
+        return self.limiter.band(tier, overrides)
+
+    def quota(self, account_id: str, tier: str, kind: str, now: float, overrides: dict[str, int] | None = None):
+        if overrides is None:
+            account = self.api.store.users.get(account_id)
+            overrides = account.quota_overrides if account is not None else None
+        return self.limiter.quota(account_id, tier, kind, now, overrides)
+
+
+def limiter(api: Any) -> AccountLimiter:
+    return AccountLimiter(api)

@@ -75,3 +75,106 @@ class Recorder:
         if scope["type"] == "http" and scope["path"].startswith("/v1/"):
             self.calls.append((scope["method"], scope["path"]))
         await self.app(scope, receive, send)
+
+
+async def _buffered(app: Any, scope: dict[str, Any], receive: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Run `app` and keep what it sends: the response start and its body messages."""
+    start: dict[str, Any] = {}
+    body: list[dict[str, Any]] = []
+
+    async def keep(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            start.update(message)
+        else:
+            body.append(message)
+
+    await app(scope, receive, keep)
+    return start, body
+
+
+def _header(scope: dict[str, Any], name: bytes) -> bytes | None:
+    return next((v for k, v in scope["headers"] if k.lower() == name), None)
+
+
+class GlobalIdempotency:
+    """A server whose Idempotency-Key cache ignores who is calling: the first response for a
+    (method, path, key) is replayed to anyone who sends that key again."""
+
+    def __init__(self, app: Any) -> None:
+        self.app, self.state = app, app.state
+        self.cache: dict[tuple[str, str, bytes], tuple[dict[str, Any], list[dict[str, Any]]]] = {}
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        key = _header(scope, b"idempotency-key") if scope["type"] == "http" else None
+        if key is None or scope["method"] == "GET":
+            await self.app(scope, receive, send)
+            return
+        entry = (scope["method"], scope["path"], key)
+        if entry not in self.cache:
+            start, body = await _buffered(self.app, scope, receive)
+            if start.get("status", 500) < 500:
+                self.cache[entry] = (start, body)
+            await send(start)
+            for message in body:
+                await send(message)
+            return
+        start, body = self.cache[entry]
+        headers = [(k, v) for k, v in start["headers"] if k.lower() != b"idempotent-replayed"]
+        await send({**start, "headers": [*headers, (b"idempotent-replayed", b"true")]})
+        for message in body:
+            await send(message)
+
+
+class InFlightDuplicates:
+    """A server that does not notice a retry while the first request is in flight: a copy
+    arriving meanwhile runs under a key of its own. Each keyed answer is held `hold`
+    seconds, so copies sent together overlap."""
+
+    def __init__(self, app: Any, hold: float = 0.3) -> None:
+        self.app, self.state, self.hold = app, app.state, hold
+        self.in_flight: set[bytes] = set()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        import asyncio
+
+        key = _header(scope, b"idempotency-key") if scope["type"] == "http" else None
+        if key is None:
+            await self.app(scope, receive, send)
+            return
+        if key in self.in_flight:
+            scope = dict(scope)
+            copy = key + b"-" + str(len(self.in_flight)).encode()
+            scope["headers"] = [(k, copy if k.lower() == b"idempotency-key" else v) for k, v in scope["headers"]]
+            await self.app(scope, receive, send)
+            return
+        self.in_flight.add(key)
+        try:
+            start, body = await _buffered(self.app, scope, receive)
+            await asyncio.sleep(self.hold)
+        finally:
+            self.in_flight.discard(key)
+        await send(start)
+        for message in body:
+            await send(message)
+
+
+class StreamRewrite:
+    """Rewrites the chunks of server-sent event streams (`fn(bytes) -> bytes`); everything
+    else passes through."""
+
+    def __init__(self, app: Any, fn: Callable[[bytes], bytes]) -> None:
+        self.app, self.state, self.fn = app, app.state, fn
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        streaming = False
+
+        async def rewrite(message: dict[str, Any]) -> None:
+            nonlocal streaming
+            if message["type"] == "http.response.start":
+                media = dict((k.lower(), v) for k, v in message.get("headers", [])).get(b"content-type", b"")
+                streaming = b"event-stream" in media
+            elif streaming and message["type"] == "http.response.body":
+                message = {**message, "body": self.fn(message.get("body", b""))}
+            await send(message)
+
+        await self.app(scope, receive, rewrite)

@@ -16,13 +16,34 @@ from typing import Any
 import httpx
 import pytest
 
-from contracts.benchwright.suite import test_etags, test_idempotency, test_pagination, test_scopes, test_sse
+from contracts.benchwright.suite import (
+    test_credentials,
+    test_derived,
+    test_disclosure,
+    test_etags,
+    test_idempotency,
+    test_pagination,
+    test_preconditions,
+    test_rate_limits,
+    test_scopes,
+    test_sse,
+)
+from contracts.benchwright.suite._support import finished_run, new_session
 from contracts.runner import target as targets
 from contracts.runner.http import SuiteClient
 from contracts.runner.safety import Policy
 from mock_server.app import create_app
-from tests.benchwright.drift import Drifted, drop_query_parameter, drop_request_header
+from mock_server.policies.idempotency import IdempotencyCache
+from tests.benchwright.drift import (
+    Drifted,
+    GlobalIdempotency,
+    InFlightDuplicates,
+    StreamRewrite,
+    drop_query_parameter,
+    drop_request_header,
+)
 from tests.drift.harness import Rewrite, caught, crawl_drifts, on_headers, on_json, rows, served, set_status
+from tests.drifting import Rewrite as SharedRewrite
 
 TOKEN = "bw_live_pat_" + "ab12" * 10
 
@@ -361,6 +382,289 @@ IGNORED = _suite(
     lambda client, target, policy: test_etags.test_ignored_if_match_routes_accept_stale_tags(client, policy)
 )
 
+
+def _with_session(check):
+    """`_suite`, with a browser session of the suite's user as the check's `session_cookie`."""
+    return _suite(lambda client, target, policy: check(client, target, policy, new_session(target)))
+
+
+def _with_run(check):
+    """`_suite`, with a run the suite launched and finished as the check's `spent_run`."""
+    return _suite(lambda client, target, policy: check(client, finished_run(client, target)))
+
+
+def _precondition(operation_id: str):
+    marking = dict(test_preconditions.MARKED)[operation_id]
+    return _with_session(
+        lambda client, target, policy, session: test_preconditions.test_if_match_as_the_spec_marks_it(
+            test_preconditions.Instances(client, target, policy, session),
+            target,
+            operation_id,
+            marking,
+            lambda *_: None,
+        )
+    )
+
+
+def _session_only(operation_id: str):
+    return _with_session(
+        lambda client, target, policy, session: test_credentials.test_session_only_operations_refuse_a_pat(
+            client, policy, session, operation_id
+        )
+    )
+
+
+# -- idempotency, credentials, rate limits, streams: drifts of the suite's semantic checks -----------
+
+
+def _key_scoped_by_cookie(scope):
+    """Sessions of one user stop sharing keys: each cookie gets its own key space."""
+    cookie = dict(scope["headers"]).get(b"cookie")
+    if cookie:
+        scope["headers"] = [(k, v + b"." + cookie[-8:] if k == b"idempotency-key" else v) for k, v in scope["headers"]]
+
+
+class _KeysSurviveRotation(IdempotencyCache):
+    """Keys tied to a token's id alone, so the rotated value replays what the old one sent."""
+
+    @staticmethod
+    def _scope(scope: str) -> str:
+        return ":".join(scope.split(":")[:2])
+
+    def begin(self, scope, key, fp, now):
+        return super().begin(self._scope(scope), key, fp, now)
+
+    def finish(self, scope, key, *rest):
+        return super().finish(self._scope(scope), key, *rest)
+
+    def abandon(self, scope, key):
+        return super().abandon(self._scope(scope), key)
+
+
+def _keys_survive_rotation(app):
+    app.state.api.idempotency = _KeysSurviveRotation(app.state.api.idempotency.ttl_seconds)
+    return app
+
+
+class _KeepHashes(dict):
+    """A hash table that never forgets a token's previous hash: the old value keeps working."""
+
+    def pop(self, key, default=None):
+        return self.get(key, default)
+
+
+def _old_value_survives(app):
+    app.state.api.store.token_ids_by_hash = _KeepHashes(app.state.api.store.token_ids_by_hash)
+    return app
+
+
+def _rotation_returns_a_dud(scope, status, body):
+    if scope["path"].endswith(":rotate") and isinstance(body, dict) and "token" in body:
+        body["token"] = "bw_live_pat_" + "d0d0" * 10
+
+
+def _session_wins(scope):
+    if dict(scope["headers"]).get(b"cookie"):
+        scope["headers"] = [(k, v) for k, v in scope["headers"] if k != b"authorization"]
+
+
+def _unknown_bearer_rejected(scope, status, headers, raw):
+    """A bearer string that is no token is refused instead of falling through to the session."""
+    sent = dict(scope["headers"])
+    if scope["path"] == "/v1/tokens/me" and b"authorization" in sent and b'"auth_type":"session"' in raw:
+        return 401, headers, b'{"code":"auth_required"}'
+    return status, headers, raw
+
+
+def _session_only_names_scope(scope, status, body):
+    if status == 403 and isinstance(body, dict) and scope["path"].startswith("/v1/tokens"):
+        body["required_scope"] = "tokens:write"
+
+
+def _star_refused(scope, status):
+    return (
+        scope["method"] == "PATCH"
+        and scope["path"].startswith("/v1/benchmarks/")
+        and any(k == b"if-match" and v == b"*" for k, v in scope["headers"])
+    )
+
+
+def _enforced_on_impls(scope, status):
+    return (
+        scope["method"] == "PATCH"
+        and scope["path"].startswith("/v1/impls/")
+        and status < 300
+        and any(k == b"if-match" and v != b"*" for k, v in scope["headers"])
+    )
+
+
+def _frozen_if_match(scope):
+    """With `_frozen_etag`: a server whose one unchanging tag always matches (it never bumps the row)."""
+    scope["headers"] = [(k, b"*" if k == b"if-match" and v.endswith(b':1"') else v) for k, v in scope["headers"]]
+
+
+def _412_without_etag(scope, status, table):
+    if status == 412:
+        table.pop(b"etag", None)
+
+
+def _remaining_frozen(table):
+    if b"x-ratelimit-limit" in table:
+        table[b"x-ratelimit-remaining"] = str(int(table[b"x-ratelimit-limit"]) - 1).encode()
+
+
+def _counters_disagree(scope, status, body):
+    if scope["path"] == "/v1/users/me/rate-limits" and isinstance(body, dict) and isinstance(body.get("read"), dict):
+        body["read"]["remaining"] += 5
+
+
+def _rate_headers_on_401(scope, status, headers, raw):
+    if status == 401:
+        headers = [*headers, (b"x-ratelimit-limit", b"600"), (b"x-ratelimit-remaining", b"599"),
+                   (b"x-ratelimit-reset", b"60")]  # fmt: skip
+    return status, headers, raw
+
+
+PING_SECONDS = 0.5
+PING = re.compile(rb"event: ping\r?\n\r?\n")
+
+
+def _fast_pings(fn=None):
+    """The mock pinging every PING_SECONDS (the check is told so), its streams rewritten by `fn`."""
+    return lambda _app: StreamRewrite(create_app(sse_ping_seconds=PING_SECONDS), fn or (lambda chunk: chunk))
+
+
+KEEPALIVE = _suite(
+    lambda client, target, policy: test_sse.test_idle_stream_sends_keepalives(client, target, PING_SECONDS)
+)
+
+
+# -- derived fields and non-disclosure ----------------------------------------------------------------
+
+
+def _on_path(path: str, fn):
+    return lambda app: Drifted(app, response=lambda s, st, h, b: (st, fn(b) or b if s["path"] == path and
+                                                                   isinstance(b, dict) else b))  # fmt: skip
+
+
+def _newest_row_off(body):
+    if body.get("data"):
+        body["data"][0]["balance_after"]["amount_cents"] += 1
+
+
+def _balance_off(body):
+    if isinstance(body.get("balance"), dict):
+        body["balance"]["amount_cents"] += 100
+
+
+def _trend_off(body):
+    if isinstance(body.get("current_month_cents"), int):
+        body["current_month_cents"] += 1
+
+
+def _token_spend_off(body):
+    for row in body.get("data") or []:
+        row["spent_cents_period"] += 1
+
+
+def _incurred_without_model(row):
+    cost = row.get("cost")
+    if isinstance(cost, dict) and isinstance(cost.get("incurred"), dict) and cost.get("model", {}).get("amount_usd"):
+        cost["incurred"]["amount_usd"] = round(cost["driver"]["amount_usd"] + cost["sandbox"]["amount_usd"], 6)
+
+
+def _pass_rate_off(scope, status, headers, body):
+    if scope["path"].endswith("/tasks") and isinstance(body, dict) and isinstance(body.get("summary"), dict):
+        body["summary"]["pass_rate"] = 1.0
+    return status, body
+
+
+def _leak(request_path: str, read: str, take):
+    """A server that remembers a credential value from one exchange (`take(request, answer)`)
+    and shows it in the answers to `read` (a path prefix and suffix)."""
+    seen: list[str] = []
+    prefix, _, suffix = read.partition("*")
+
+    def answer(scope, request, status, headers, raw):
+        if scope["method"] == "POST" and scope["path"] == request_path and status < 300:
+            found = take(request, raw)
+            if found:
+                seen.append(found)
+        elif (
+            scope["method"] == "GET"
+            and seen
+            and scope["path"].startswith(prefix)
+            and scope["path"].endswith(suffix)
+            and raw.startswith(b"{")
+        ):
+            raw = raw[:-1] + b',"debug_echo":"' + seen[-1].encode() + b'"}'
+        return status, headers, raw
+
+    return lambda app: SharedRewrite(app, answer)
+
+
+def _json_field(name: str, source: str):
+    import orjson
+
+    def take(request, raw):
+        try:
+            return orjson.loads(request if source == "request" else raw).get(name)
+        except (orjson.JSONDecodeError, AttributeError):
+            return None
+
+    return take
+
+
+def _echo_secret_on_create(scope, request, status, headers, raw):
+    import orjson
+
+    if scope["method"] == "POST" and scope["path"] == "/v1/secrets" and status < 300 and raw.startswith(b"{"):
+        body = orjson.loads(raw)
+        body["value"] = orjson.loads(request).get("value")
+        raw = orjson.dumps(body)
+    return status, headers, raw
+
+
+SCOPE = _with_session(
+    lambda client, target, policy, session: test_idempotency.test_keys_are_scoped_to_the_caller(
+        client, target, session, None
+    )
+)
+ROTATION_KEYS = _with_session(
+    lambda client, target, policy, session: test_idempotency.test_rotation_invalidates_the_tokens_keys(
+        client, target, session, None
+    )
+)
+IN_FLIGHT = _suite(test_idempotency.test_an_in_flight_retry_never_runs_twice)
+ROTATION = _with_session(
+    lambda client, target, policy, session: test_credentials.test_rotation_kills_the_old_value_at_once(
+        client, target, session, None
+    )
+)
+PRECEDENCE = _with_session(
+    lambda client, target, policy, session: test_credentials.test_a_named_token_wins_over_the_session(
+        client, target, session, None
+    )
+)
+COUNTERS = _suite(
+    lambda client, target, policy: test_rate_limits.test_remaining_counts_down_and_agrees_with_the_counters(
+        client, target
+    )
+)
+QUOTA = _suite(
+    lambda client, target, policy: test_rate_limits.test_quota_exhausted_is_429_with_retry_after(target, None)
+)
+UNAUTHENTICATED = _suite(
+    lambda client, target, policy: test_rate_limits.test_unauthenticated_answers_carry_no_counters(client, target)
+)
+LEDGER = _with_run(test_derived.test_ledger_rows_chain_to_the_balance)
+MONTH = _with_run(test_derived.test_month_spent_is_the_months_debits)
+TOKEN_SPEND = _with_run(test_derived.test_token_spend_matches_its_rollup)
+COSTS = _with_run(test_derived.test_run_costs_add_up)
+SUMMARY = _with_run(test_derived.test_task_summary_agrees_with_its_rows)
+DISCLOSURE = _with_session(test_disclosure.test_no_answer_discloses_a_secret_or_token_value)
+
+
 # (id, class, claim, wrap(app) -> app, check(url))
 DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     # streams and artifacts: the rows a client reads
@@ -461,6 +765,75 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
      lambda app: Drifted(app, request=lambda s: (drop_request_header(b"last-event-id", ":stream")(s),
                                                  drop_query_parameter("last_event_id", ":stream")(s))),
      _sse_resume(test_sse.test_resume_is_strictly_after_last_event_id)),
+    # idempotency (§3.7): per-caller keys, rotation, in-flight retries
+    ("keys-shared-across-callers", "idempotency", "idempotency.scope", GlobalIdempotency, SCOPE),
+    ("sessions-do-not-share-keys", "idempotency", "idempotency.scope",
+     lambda app: Drifted(app, request=_key_scoped_by_cookie), SCOPE),
+    ("keys-survive-rotation", "idempotency", "idempotency.rotation", _keys_survive_rotation, ROTATION_KEYS),
+    ("in-flight-retry-executes", "idempotency", "idempotency.in_flight", InFlightDuplicates, IN_FLIGHT),
+    # preconditions (§3.8) on the routes the spec marks x-if-match
+    ("star-refused-on-benchmarks", "preconditions", "etag.star",
+     lambda app: Rewrite(app, set_status(412, _star_refused)), _precondition("patchBenchmark")),
+    ("build-etag-never-moves", "preconditions", "etag.moves",
+     lambda app: Rewrite(Drifted(app, request=_frozen_if_match), on_headers(
+         lambda s, st, t: _frozen_etag(t) if s["path"].startswith("/v1/build/") else None)),
+     _precondition("patchBuildSubsetRecipe")),
+    ("recipe-ignores-if-match", "preconditions", "etag.if_match",
+     lambda app: Drifted(app, request=drop_request_header(b"if-match", "/recipe", "PATCH")),
+     _precondition("patchBuildSubsetRecipe")),
+    ("412-without-current-etag", "preconditions", "etag.if_match",
+     lambda app: Rewrite(app, on_headers(_412_without_etag)), _precondition("patchBenchmark")),
+    ("impls-enforce-if-match", "preconditions", "etag.ignored",
+     lambda app: Rewrite(app, set_status(412, _enforced_on_impls)), _precondition("patchImpl")),
+    # rate limits (§13)
+    ("remaining-frozen", "rate limits", "ratelimit.counters", headers(_remaining_frozen), COUNTERS),
+    ("counters-disagree-with-headers", "rate limits", "ratelimit.counters", _json_rewrite(_counters_disagree),
+     COUNTERS),
+    ("429-without-retry-after", "rate limits", "ratelimit.exceeded", headers(_drop(b"retry-after")), QUOTA),
+    ("429-code-renamed", "rate limits", "ratelimit.exceeded",
+     problems(lambda b: b.__setitem__("code", "too_many_requests") if b.get("status") == 429 else None), QUOTA),
+    ("quota-not-enforced", "rate limits", "ratelimit.exceeded",
+     lambda app: Rewrite(app, set_status(200, lambda s, st: st == 429)), QUOTA),
+    ("rate-headers-on-401", "rate limits", "ratelimit.headers", lambda app: Rewrite(app, _rate_headers_on_401),
+     UNAUTHENTICATED),
+    # SSE keep-alives (§5.2)
+    ("keepalives-dropped", "streams", "sse.keepalive", _fast_pings(lambda c: PING.sub(b"", c)),
+     KEEPALIVE),
+    ("keepalives-as-comments", "streams", "sse.keepalive",
+     _fast_pings(lambda c: PING.sub(b": ping\n\n", c)), KEEPALIVE),
+    # token states and precedence (§2.4)
+    ("rotated-value-is-a-dud", "credentials", "auth.rotation", _json_rewrite(_rotation_returns_a_dud), ROTATION),
+    ("old-value-survives-rotation", "credentials", "auth.rotation", _old_value_survives, ROTATION),
+    ("session-wins-over-expired-token", "credentials", "auth.precedence",
+     lambda app: Drifted(app, request=_session_wins), PRECEDENCE),
+    ("unknown-bearer-rejected", "credentials", "auth.precedence", lambda app: Rewrite(app, _unknown_bearer_rejected),
+     PRECEDENCE),
+    # session-only operations (§2.4)
+    ("pat-mints-tokens", "authorization", "auth.session_only",
+     lambda app: Rewrite(app, set_status(201, lambda s, st: s["path"] == "/v1/tokens" and st == 403)),
+     _session_only("createToken")),
+    ("session-only-refusal-names-a-scope", "authorization", "auth.session_only",
+     _json_rewrite(_session_only_names_scope), _session_only("patchToken")),
+    ("session-refused-on-rotate", "authorization", "auth.session_only",
+     lambda app: Rewrite(app, set_status(403, lambda s, st: s["path"].endswith(":rotate") and b"cookie" in dict(
+         s["headers"]))), _session_only("rotateToken")),
+    # derived fields agree with their sources
+    ("ledger-row-off-by-a-cent", "derived", "billing.ledger", _on_path("/v1/billing/transactions", _newest_row_off),
+     LEDGER),
+    ("balance-disagrees-with-ledger", "derived", "billing.ledger", _on_path("/v1/billing/balance", _balance_off),
+     LEDGER),
+    ("trend-disagrees-with-month-spent", "derived", "billing.month_spent",
+     _on_path("/v1/billing/usage-trend", _trend_off), MONTH),
+    ("token-spend-list-disagrees", "derived", "tokens.spending", _on_path("/v1/tokens", _token_spend_off), TOKEN_SPEND),
+    ("incurred-without-model", "derived", "runs.cost", runs(_incurred_without_model), COSTS),
+    ("pass-rate-off", "derived", "tasks.summary", lambda app: Drifted(app, response=_pass_rate_off), SUMMARY),
+    # non-disclosure on every readable surface
+    ("secret-value-on-host-policy", "non-disclosure", "secrets.no_value",
+     _leak("/v1/secrets", "/v1/host-policy*", _json_field("value", "request")), DISCLOSURE),
+    ("token-value-on-spending", "non-disclosure", "tokens.no_value",
+     _leak("/v1/tokens", "/v1/tokens/*/spending", _json_field("token", "answer")), DISCLOSURE),
+    ("secret-value-echoed-on-create", "non-disclosure", "secrets.no_value",
+     lambda app: SharedRewrite(app, _echo_secret_on_create), DISCLOSURE),
 ]  # fmt: skip
 
 
@@ -476,13 +849,22 @@ def test_drift_is_caught_and_names_its_claim(name, kind, claim, wrap, check):
 CHECKS = {"crawl": CRAWL, "etags": ETAGS, "idempotency": IDEMPOTENCY, "overlong": OVERLONG, "ignored": IGNORED,
           "expired": _expired, "scopes": _scope_refusal, "traversal": _traversal,
           "clamp": _clamp(test_pagination.test_runs_clamp_and_default),
-          "sse": _sse_resume(test_sse.test_resume_is_strictly_after_last_event_id)}  # fmt: skip
+          "sse": _sse_resume(test_sse.test_resume_is_strictly_after_last_event_id),
+          "idempotency-scope": SCOPE, "idempotency-rotation": ROTATION_KEYS, "in-flight": IN_FLIGHT,
+          **{f"if-match-{name}": _precondition(name) for name, _ in test_preconditions.MARKED},
+          "rate-counters": COUNTERS, "quota": QUOTA, "unauthenticated": UNAUTHENTICATED, "keepalive": KEEPALIVE,
+          "rotation": ROTATION, "precedence": PRECEDENCE,
+          **{f"session-only-{name}": _session_only(name) for name in test_credentials.SESSION_ONLY},
+          "ledger": LEDGER, "month-spent": MONTH, "token-spend": TOKEN_SPEND, "costs": COSTS, "summary": SUMMARY,
+          "disclosure": DISCLOSURE}  # fmt: skip
+# checks that read the mock as configured for them (the keep-alive interval they are told)
+APPS = {"keepalive": lambda: create_app(sse_ping_seconds=PING_SECONDS)}
 
 
 @pytest.mark.parametrize("check", list(CHECKS))
 def test_unmodified_mock_passes(check):
     """Every check of the catalogue finds nothing on the unmodified mock (no false positive)."""
-    with served(create_app()) as url:
+    with served(APPS.get(check, create_app)()) as url:
         found = caught(lambda: CHECKS[check](url))
     assert not found, f"{check} reported drift on the unmodified mock: {sorted(found)}"
 

@@ -91,3 +91,26 @@ def finished_run(client, target) -> str | None:
     response = client.get("/v1/runs", params={"status": "ok", "limit": 1})
     rows = (body_of(response) or {}).get("data") or []
     return rows[0]["id"] if rows else None
+
+
+def new_session(target) -> dict[str, str]:
+    """A fresh browser session of the suite's user (mock targets: the control surface mints it)."""
+    body = target.control_post("/sessions", {"user_id": target.tokens.get("user_id")}).json()
+    return {body["cookie_name"]: body["cookie"]}
+
+
+def token_id(client, token: str) -> str:
+    """The id of `token`, read from the list it can see (its prefix and last 4)."""
+    rows = client.with_token(token).get("/v1/tokens").json()["data"]
+    return next(row["id"] for row in rows if token.endswith(row["last4"]) and token.startswith(row["prefix"]))
+
+
+def example_of(operation: dict[str, Any]) -> Any:
+    """The request body the spec gives as the operation's example (the first of `examples`)."""
+    content = (operation.get("requestBody") or {}).get("content", {}).get("application/json") or {}
+    if "example" in content:
+        return content["example"]
+    for example in (content.get("examples") or {}).values():
+        if isinstance(example, dict) and "value" in example:
+            return example["value"]
+    return None

@@ -9,18 +9,22 @@ outside the allowlist, so even a server that ignored the key would change nothin
 
 from __future__ import annotations
 
+import threading
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, rule, run_state_machine_as_test
 
-from contracts.benchwright.suite._support import code_of, expect
+from contracts.benchwright.suite._support import body_of, code_of, cookie_header, expect, new_session, token_id
 from contracts.benchwright.suite.conftest import require
+from contracts.runner.http import SuiteClient
 
 KEY = "score_display_format"
 PATH = f"/v1/settings/{KEY}"
 OP = "PUT /v1/settings/{key}"
+COPIES = 4
 
 
 def test_idempotent_replay_and_conflict(client, policy):
@@ -136,3 +140,136 @@ def test_launch_caveat_replays_a_failed_run(client, target, mock_only):
         "the replay of an errored launch did not return the same run",
         again,
     )
+
+
+def _put(client, value: str, key: str, **headers: str):
+    return client.put(PATH, json={"value": value}, headers={"Idempotency-Key": key, **headers})
+
+
+def _replayed(response) -> bool:
+    return response.headers.get("Idempotent-Replayed") == "true"
+
+
+def test_keys_are_scoped_to_the_caller(client, target, session_cookie, mock_only):
+    """§3.7: keyed by (token_id, key); browser sessions share one cache keyed by user_id.
+    Another token's use of a key executes as its own request: no replay, no conflict."""
+    second = client.with_token(target.mint(["full"], user_id=target.tokens["user_id"], label="contract second"))
+    key = f"scope-{uuid.uuid4()}"
+    first = _put(client, "percent", key)
+    expect(first.status_code == 200, "spec.status", OP, f"PUT answered {first.status_code}", first)
+    other = _put(second, "percent", key)
+    expect(
+        other.status_code == 200 and not _replayed(other),
+        "idempotency.scope",
+        OP,
+        f"another token's first use of a key answered {other.status_code}, replayed={_replayed(other)}",
+        other,
+    )
+    key = f"scope-{uuid.uuid4()}"
+    _put(client, "percent", key)
+    other = _put(second, "fraction", key)
+    expect(
+        other.status_code == 200 and not _replayed(other),
+        "idempotency.scope",
+        OP,
+        f"another token's key with another body answered {other.status_code} {code_of(other)}",
+        other,
+    )
+    again = _put(client, "percent", key)
+    expect(
+        _replayed(again) and again.status_code == 200,
+        "idempotency.scope",
+        OP,
+        "the first caller's retry no longer replays its own result",
+        again,
+    )
+    session = client.with_token(None)
+    key = f"scope-{uuid.uuid4()}"
+    _put(client, "percent", key)
+    browser = _put(session, "percent", key, **cookie_header(session_cookie))
+    expect(
+        browser.status_code == 200 and not _replayed(browser),
+        "idempotency.scope",
+        OP,
+        f"a session's first use of a PAT's key answered {browser.status_code}, replayed={_replayed(browser)}",
+        browser,
+    )
+    shared = _put(session, "percent", key, **cookie_header(new_session(target)))
+    expect(
+        _replayed(shared),
+        "idempotency.scope",
+        OP,
+        "a second session of the same user did not replay the first session's result (sessions share by user)",
+        shared,
+    )
+
+
+def test_rotation_invalidates_the_tokens_keys(client, target, session_cookie, mock_only):
+    """§3.7: "rotating a PAT invalidates any outstanding keys tied to it"; the rotated
+    value's use of an old key executes afresh."""
+    old = target.mint(["full"], user_id=target.tokens["user_id"], label="contract rotation key")
+    key = f"rotate-{uuid.uuid4()}"
+    first = _put(client.with_token(old), "percent", key)
+    expect(first.status_code == 200, "spec.status", OP, f"PUT answered {first.status_code}", first)
+    rotated = client.with_token(None).post(
+        f"/v1/tokens/{token_id(client, old)}:rotate", headers=cookie_header(session_cookie)
+    )
+    new = (body_of(rotated) or {}).get("token")
+    expect(
+        rotated.status_code == 200 and isinstance(new, str),
+        "spec.status",
+        "POST /v1/tokens/{id}:rotate",
+        f"rotate answered {rotated.status_code}",
+        rotated,
+    )
+    after = _put(client.with_token(new), "percent", key)
+    expect(
+        after.status_code == 200 and not _replayed(after),
+        "idempotency.rotation",
+        OP,
+        f"after rotating the token, its old key answered {after.status_code}, replayed={_replayed(after)}",
+        after,
+    )
+
+
+def test_an_in_flight_retry_never_runs_twice(client, target, policy):
+    """§3.7: "a retry that arrives while the first request is still in flight also 409s
+    rather than risk running the handler twice". Concurrent copies of one create: one
+    executes, every other is its replay or `409 idempotency_conflict`. The create is a
+    new private catalog row, so it runs against a live account too."""
+    require(policy, "createBenchmark")
+    key = f"inflight-{uuid.uuid4()}"
+    body = {"name": f"contract in-flight {uuid.uuid4().hex[:12]}", "description": "idempotency check"}
+    barrier = threading.Barrier(COPIES)
+
+    def send(_):
+        own = SuiteClient(target.base_url, policy, target.pat)
+        try:
+            barrier.wait(timeout=10)
+            return own.post("/v1/benchmarks", json=body, headers={"Idempotency-Key": key})
+        finally:
+            own.close()
+
+    with ThreadPoolExecutor(COPIES) as pool:
+        answers = list(pool.map(send, range(COPIES)))
+    operation = "POST /v1/benchmarks"
+    executed = [r for r in answers if 200 <= r.status_code < 300 and not _replayed(r)]
+    expect(
+        len(executed) == 1,
+        "idempotency.in_flight",
+        operation,
+        f"{len(executed)} of {COPIES} concurrent copies executed (statuses {[r.status_code for r in answers]})",
+        (executed or answers)[-1],
+    )
+    for response in answers:
+        if response is executed[0]:
+            continue
+        expect(
+            (_replayed(response) and response.content == executed[0].content)
+            or (response.status_code == 409 and code_of(response) == "idempotency_conflict"),
+            "idempotency.in_flight",
+            operation,
+            f"a concurrent copy answered {response.status_code} {code_of(response)},"
+            f" replayed={_replayed(response)}: neither the replay nor 409 idempotency_conflict",
+            response,
+        )

@@ -7,6 +7,7 @@ ids are unique and in order; a terminal run's stream ends with `run.finished`.
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass
 
@@ -17,11 +18,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from contracts.benchwright.suite._support import advance, expect, finished_run, launch_run
+from contracts.benchwright.suite.conftest import OPERATIONS
 from contracts.runner.http import curl
+from contracts.runner.profiles import PROFILE
 
 OP = "GET /v1/runs/{id}/events:stream"
 MAX_EVENTS = 5000
 MAX_SECONDS = 20.0
+QUICK_PING_SECONDS = 5.0  # a longer keep-alive interval is waited out in the full profile only
 
 
 @dataclass
@@ -190,4 +194,64 @@ def test_live_stream_with_reconnects_dedupes_by_id(client, target, mock_only):
         "sse.resume",
         OP,
         "the streams and the polling list disagree about the run's events",
+    )
+
+
+def _documented_ping_seconds() -> float:
+    """The keep-alive interval the spec documents for the run stream (`x-sse.ping`, §5.2)."""
+    _, _, operation = OPERATIONS["streamRunEvents"]
+    found = re.search(r"every (\d+(?:\.\d+)?) ?s", str((operation.get("x-sse") or {}).get("ping", "")))
+    if found is None:
+        raise AssertionError("the spec documents no keep-alive interval for streamRunEvents")
+    return float(found.group(1))
+
+
+def idle_run(client, target) -> str | None:
+    """A run with nothing to say: one launched on the mock with its clock held, else a running
+    run of the live account."""
+    if target.control:
+        return launch_run(client)
+    rows = (client.get("/v1/runs", params={"status": "running", "limit": 1}).json() or {}).get("data") or []
+    return rows[0]["id"] if rows else None
+
+
+def test_idle_stream_sends_keepalives(client, target, interval: float | None = None):
+    """§5.2: "Keep-alives are `event: ping` every 20 seconds" while a run has nothing to say:
+    the first within the interval (and a little slack), the next one interval later."""
+    documented = _documented_ping_seconds()
+    interval = interval or documented
+    if interval > QUICK_PING_SECONDS and PROFILE.startswith("quick"):
+        pytest.skip(f"waiting out two {interval:g} s keep-alive intervals runs in the full profile")
+    run_id = idle_run(client, target)
+    if run_id is None:
+        pytest.skip("no running run of this account to stream")
+    slack = max(1.0, interval / 2)
+    headers = {"Authorization": f"Bearer {target.pat}", "Accept": "text/event-stream"}
+    start = time.monotonic()
+    pings: list[float] = []
+    with (
+        httpx.Client(base_url=target.base_url, timeout=httpx.Timeout(10.0, read=interval + slack)) as http,
+        connect_sse(http, "GET", f"/v1/runs/{run_id}/events:stream", headers=headers) as source,
+    ):
+        reproduce = curl(source.response.request).replace("curl -sS", "curl -sSN", 1)
+        try:
+            for sse in source.iter_sse():
+                if sse.event == "ping":
+                    pings.append(time.monotonic())
+                    if len(pings) == 2:
+                        break
+                elif sse.event == "run.finished":
+                    pytest.skip("the run finished before it fell idle")
+                if time.monotonic() - start > 2 * (interval + slack):
+                    break
+        except httpx.ReadTimeout:
+            pass
+    gaps = [b - a for a, b in zip([start, *pings], pings, strict=False)]
+    expect(
+        len(pings) == 2 and all(gap <= interval + slack for gap in gaps),
+        "sse.keepalive",
+        OP,
+        f"an idle stream sent {len(pings)} `event: ping` keep-alives in {time.monotonic() - start:.1f} s"
+        f" (gaps {[round(g, 1) for g in gaps]} s; every {interval:g} s expected)",
+        reproduce=reproduce,
     )
