@@ -110,3 +110,6 @@ CLAIMS = {
 
 CLAIMS.update({claim.id: claim for claim in SPEC_CLAIMS})
 register(CLAIMS.values())
+
+# the per-resource claims (§4.3 to §17), in their own module; it adds itself to CLAIMS
+from contracts.benchwright import section_claims  # noqa: E402,F401
