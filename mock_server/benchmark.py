@@ -1,22 +1,27 @@
 """`make bench`: the mock's throughput and latency beside the ceiling of its stack.
 
 For each endpoint (Benchwright's GET /v1/runs, GET /v1/runs/{id}, POST /v1/runs, and
-each other registered API's hottest read) the mock runs
-with everything on (auth, scopes, rate limiting with a raised ceiling, request
-validation, idempotency bookkeeping) and is measured by `wrk` side by side, in the
-same run, with a bare Starlette app that returns a constant body of the same size
-under the same server settings (uvicorn, one process, uvloop + httptools when
-installed). Where Node is available, Prism 5's static mock serving this project's
-own bundled spec is measured on GET /v1/runs/{id} too.
+each other registered API's hottest read) the mock runs with everything on (auth,
+scopes, rate limiting with a raised ceiling, request validation, idempotency
+bookkeeping) beside a bare Starlette app that returns a constant body of the same
+size under the same server settings (uvicorn, one process, uvloop + httptools when
+installed). Both are up at once and `wrk` measures them in alternating rounds (mock,
+bare, bare, mock, ...), so load from elsewhere on the machine falls on both alike;
+each round gives a ratio (mock req/s over the bare app's in the adjacent round) and
+the report gives the median ratio with its spread over the rounds, the median
+req/s, p50 and p99, and the load average while the case ran. Where Node is
+available, Prism 5's static mock serving this project's own bundled spec is
+measured on GET /v1/runs/{id} too.
 
-Absolute numbers drift on shared machines; the ratios are the result. The server
-is pinned to CPU 0 and wrk to CPU 1 when `taskset` exists.
+Absolute numbers drift on shared machines; the ratios are the result. Both servers
+are pinned to CPU 0 and wrk to CPU 1 when `taskset` exists and there are two CPUs
+or more, so the load generator never competes with the server it measures.
 
 `--server granian` (or `both`) runs the mock and the bare app under granian instead of
 (or as well as) uvicorn, to see whether a faster server lifts both ceilings.
 
-    python -m mock_server.benchmark [--seconds 8] [--connections 16] [--server uvicorn|granian|both]
-                                    [--api NAME] [--out reports/bench.md]
+    python -m mock_server.benchmark [--seconds 3] [--rounds 5] [--connections 16]
+                                    [--server uvicorn|granian|both] [--api NAME] [--out reports/bench.md]
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import os
 import re
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -135,11 +141,25 @@ class Server:
 
 
 GRANIAN = Path(sys.executable).with_name("granian")
-OTHER_HOT_READS = {  # each other API's hottest read (issue item 7), with its ready credential
-    "benchsdk": ("/api/v1/benchmarks/sandbox-tti/runs", "bp_mock_acme_0000000000000000000000000000"),
-    "benchgen": ("/api/competitions/public/", "bgn_demo_0123456789abcdef0123456789abcdef"),
-    "bench": ("/api/evaluation-runs", "bench_dev_key_growth"),
+OTHER_HOT_READS = {  # each other API's hottest read (issue item 7); its credential is the profile's ready one
+    "benchsdk": "/api/v1/benchmarks/sandbox-tti/runs",
+    "benchgen": "/api/competitions/public/",
+    "bench": "/api/evaluation-runs",
 }
+
+
+def ready_credential(api: str) -> str:
+    """The first credential the API's mock prints at start-up (`Profile.ready_credentials`
+    of the mock as `python -m mock_server` configures it, `serve_options`)."""
+    from .apis import profile
+    from .engine.api import Api
+
+    chosen = profile(api)
+    mock = Api(chosen, chosen.config(**chosen.serve_options))
+    credentials = chosen.ready_credentials(mock) if chosen.ready_credentials else {}
+    if not credentials:
+        raise RuntimeError(f"the {api} mock prints no ready credential")
+    return next(iter(credentials.values()))
 
 
 def servers_available(choice: str) -> list[str]:
@@ -189,8 +209,47 @@ def _benchwright_cases(mock_url: str) -> tuple[dict[str, str], list[tuple]]:
     ]
 
 
-def measure_api(server: str, api: str, seconds: int, connections: int) -> list[dict[str, object]]:
-    """One API's cases on the mock, then each beside the bare app of the same body, same server."""
+def _median(values: list[float]) -> float:
+    return statistics.median(values) if values else 0.0
+
+
+def alternate(
+    mock: tuple[str, dict[str, str]],
+    bare: str,
+    method: str,
+    body: str | None,
+    rounds: int,
+    seconds: int,
+    connections: int,
+) -> dict[str, object]:
+    """`rounds` pairs of wrk runs, mock and bare side by side, the order flipped every round
+    (mock-bare, bare-mock, ...) so a drift in the machine's load cancels; one ratio per pair."""
+    mock_url, headers = mock
+    wrk(mock_url, 1, connections, headers, method, body)  # warm both before the first round
+    wrk(bare, 1, connections, {}, method, body)
+    runs: dict[str, list[dict[str, float]]] = {"mock": [], "bare": []}
+    ratios = []
+    loads = [os.getloadavg()[0]]
+    for i in range(rounds):
+        order = ["mock", "bare"] if i % 2 == 0 else ["bare", "mock"]
+        for side in order:
+            if side == "mock":
+                runs["mock"].append(wrk(mock_url, seconds, connections, headers, method, body))
+            else:
+                runs["bare"].append(wrk(bare, seconds, connections, {}, method, body))
+        loads.append(os.getloadavg()[0])
+        ratios.append(runs["mock"][-1]["rps"] / runs["bare"][-1]["rps"])
+    summary = {}
+    for side, results in runs.items():
+        summary[side] = {key: _median([r[key] for r in results]) for key in ("rps", "p50", "p99")} | {
+            "errors": sum(r["errors"] for r in results),
+            "requests": sum(r["requests"] for r in results),
+        }
+    return {"ratios": ratios, "load": loads, **summary}
+
+
+def measure_api(server: str, api: str, seconds: int, connections: int, rounds: int) -> list[dict[str, object]]:
+    """One API's cases: the mock and, per case, the bare app of the same body, same server, alternating."""
     rows: list[dict[str, object]] = []
     port = free_port()
     mock_url = f"http://127.0.0.1:{port}"
@@ -200,37 +259,33 @@ def measure_api(server: str, api: str, seconds: int, connections: int) -> list[d
         if api == "benchwright":
             auth, cases = _benchwright_cases(mock_url)
         else:
-            path, token = OTHER_HOT_READS[api]
-            auth = {"Authorization": f"Bearer {token}"}
+            path = OTHER_HOT_READS[api]
+            auth = {"Authorization": f"Bearer {ready_credential(api)}"}
             cases = [(f"{api}: GET {path}", path, "GET", None, 200)]
-        samples = {}
         for name, path, method, body, status in cases:
             sample = httpx.request(method, mock_url + path, headers=auth, content=body)
             assert sample.status_code == status, (name, sample.status_code, sample.text[:300])
-            samples[name] = sample.content
-            result = wrk(mock_url + path, seconds, connections, auth, method, body)
-            rows.append({"endpoint": name, "server": f"mock ({server})", **result, "bytes": len(sample.content)})
+            with tempfile.NamedTemporaryFile(delete=False) as fh:
+                fh.write(sample.content)
+            bare_port = free_port()
+            env = {"BENCH_BODY": fh.name, "BENCH_STATUS": str(status)}
+            bare = Server(bare_cmd(server, bare_port), f"http://127.0.0.1:{bare_port}/", env=env)
+            try:
+                result = alternate(
+                    (mock_url + path, auth), f"http://127.0.0.1:{bare_port}{path}", method, body, rounds, seconds,
+                    connections,
+                )  # fmt: skip
+            finally:
+                bare.stop()
+                os.unlink(fh.name)
+            rows.append({"endpoint": name, "server": server, "bytes": len(sample.content), **result})
     finally:
         mock.stop()
-    for name, path, method, body, status in cases:
-        with tempfile.NamedTemporaryFile(delete=False) as fh:
-            fh.write(samples[name])
-        port = free_port()
-        env = {"BENCH_BODY": fh.name, "BENCH_STATUS": str(status)}
-        bare = Server(bare_cmd(server, port), f"http://127.0.0.1:{port}/", env=env)
-        try:
-            result = wrk(f"http://127.0.0.1:{port}{path}", seconds, connections, {}, method, body)
-            rows.append(
-                {"endpoint": name, "server": f"bare starlette ({server})", **result, "bytes": len(samples[name])}
-            )
-        finally:
-            bare.stop()
-            os.unlink(fh.name)
     return rows
 
 
 def measure(
-    seconds: int, connections: int, server: str = "uvicorn", apis: list[str] | None = None
+    seconds: int, connections: int, server: str = "uvicorn", apis: list[str] | None = None, rounds: int = 5
 ) -> list[dict[str, object]]:
     from .apis import APIS
 
@@ -239,7 +294,7 @@ def measure(
     for kind in servers_available(server):
         for api in chosen:
             try:
-                rows.extend(measure_api(kind, api, seconds, connections))
+                rows.extend(measure_api(kind, api, seconds, connections, rounds))
             except (RuntimeError, AssertionError, subprocess.CalledProcessError) as error:
                 print(f"bench: {api} on {kind} left out ({error})", file=sys.stderr)
     if PRISM.exists():
@@ -262,55 +317,59 @@ def measure_prism(seconds: int, connections: int) -> list[dict[str, object]]:
     try:
         headers = {"Authorization": "Bearer bw_live_pat_bench", "Cookie": "bw_session=bench"}
         result = wrk(f"{url}/v1/runs/{RUN_ID}", seconds, connections, headers)
-        return [{"endpoint": "GET /v1/runs/{id}", "server": "prism 5 (static)", **result, "bytes": 0}]
+        return [{"endpoint": "GET /v1/runs/{id}", "server": "prism 5 (static)", "prism": result}]
     finally:
         prism.stop()
 
 
-def _server(row: dict[str, object]) -> str:
-    return str(row["server"]).rsplit("(", 1)[-1].rstrip(")")
+def _ratio(row: dict[str, object]) -> float:
+    return _median(row["ratios"])  # type: ignore[arg-type]
 
 
-def report(rows: list[dict[str, object]], seconds: int, connections: int) -> str:
+def report(rows: list[dict[str, object]], seconds: int, connections: int, rounds: int) -> str:
     lines = [
-        f"# Mock benchmark ({connections} connections, {seconds} s per case, wrk)",
+        f"# Mock benchmark ({connections} connections, wrk; {rounds} alternating rounds of {seconds} s per side)",
         "",
-        "| endpoint | server | req/s | p50 ms | p99 ms | non-2xx | body bytes | vs bare (same server) |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
+        "Medians over the rounds; the ratio is the mock's req/s over the bare app's in the adjacent",
+        "round of the same run (min-max across rounds in brackets); load is the 1-minute load average",
+        "at the case's start and end.",
+        "",
+        "| endpoint | server | mock req/s | bare req/s | ratio (min-max) | mock p50 / p99 ms | bare p50 / p99 ms"
+        " | non-2xx | body bytes | load |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    bare = {(r["endpoint"], _server(r)): r for r in rows if str(r["server"]).startswith("bare")}
-    mocks = {(r["endpoint"], _server(r)): r for r in rows if str(r["server"]).startswith("mock")}
-    for r in rows:
-        ref = bare.get((r["endpoint"], _server(r)))
-        ratio = f"{r['rps'] / ref['rps']:.2f}x" if ref and not str(r["server"]).startswith("bare") else ""
+    measured = [r for r in rows if "ratios" in r]
+    for r in measured:
+        m, b, ratios, load = r["mock"], r["bare"], r["ratios"], r["load"]
         lines.append(
-            f"| {r['endpoint']} | {r['server']} | {r['rps']:.0f} | {r['p50']:.2f} | {r['p99']:.2f} | "
-            f"{r['errors']} | {r['bytes']} | {ratio} |"
+            f"| {r['endpoint']} | {r['server']} | {m['rps']:.0f} | {b['rps']:.0f} | "
+            f"{_ratio(r):.2f}x ({min(ratios):.2f}-{max(ratios):.2f}) | {m['p50']:.2f} / {m['p99']:.2f} | "
+            f"{b['p50']:.2f} / {b['p99']:.2f} | {m['errors']} | {r['bytes']} | {load[0]:.2f}-{load[-1]:.2f} |"
         )
     lines += ["", "Targets (issue item 7; against the bare app of the same body and server, same run):"]
-    for (endpoint, server), r in mocks.items():
-        ref = bare.get((endpoint, server))
-        if not ref:
-            continue
-        ratio = r["rps"] / ref["rps"]
-        post = str(endpoint).startswith("POST")
+    for r in measured:
+        post = str(r["endpoint"]).startswith("POST")
         goal = 0.3 if post else 0.5
-        extra = f"; p99 {r['p99']:.2f} ms (target < 10 ms)" if post else ""
-        verdict = "met" if ratio >= goal and (not post or r["p99"] < 10) else "NOT met"
-        lines.append(f"- {endpoint} ({server}): {ratio:.2f}x (target >= {goal}){extra}: {verdict}")
+        p99 = r["mock"]["p99"]
+        extra = f"; p99 {p99:.2f} ms (target < 10 ms)" if post else ""
+        verdict = "met" if _ratio(r) >= goal and (not post or p99 < 10) else "NOT met"
+        lines.append(f"- {r['endpoint']} ({r['server']}): {_ratio(r):.2f}x (target >= {goal}){extra}: {verdict}")
+    by_key = {(r["endpoint"], r["server"]): r for r in measured}
     lift = []
-    for (endpoint, server), r in mocks.items():
-        u, ub, gb = mocks.get((endpoint, "uvicorn")), bare.get((endpoint, "uvicorn")), bare.get((endpoint, server))
-        if server == "granian" and u and ub and gb:
-            lift.append(f"- {endpoint}: mock {r['rps'] / u['rps']:.2f}x, bare {gb['rps'] / ub['rps']:.2f}x")
+    for (endpoint, server), r in by_key.items():
+        u = by_key.get((endpoint, "uvicorn"))
+        if server == "granian" and u:
+            lift.append(
+                f"- {endpoint}: mock {r['mock']['rps'] / u['mock']['rps']:.2f}x, "
+                f"bare {r['bare']['rps'] / u['bare']['rps']:.2f}x"
+            )
     if lift:
         lines += ["", "Granian over uvicorn (same run, same pinning, one worker each):", *lift]
-    prism = {r["endpoint"]: r for r in rows if str(r["server"]).startswith("prism")}
+    prism = {r["endpoint"]: r["prism"] for r in rows if "prism" in r}
     target = "GET /v1/runs/{id}"
-    if target in prism and (target, "uvicorn") in mocks:
-        lines.append(
-            f"- mock / prism throughput ({target}): {mocks[(target, 'uvicorn')]['rps'] / prism[target]['rps']:.2f}"
-        )
+    if target in prism and (target, "uvicorn") in by_key:
+        mock_rps = by_key[(target, "uvicorn")]["mock"]["rps"]
+        lines.append(f"- mock / prism throughput ({target}): {mock_rps / prism[target]['rps']:.2f}")
     else:
         lines.append("- prism: not measured (no Node, or prism could not serve the spec)")
     return "\n".join(lines) + "\n"
@@ -318,7 +377,8 @@ def report(rows: list[dict[str, object]], seconds: int, connections: int) -> str
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m mock_server.benchmark")
-    parser.add_argument("--seconds", type=int, default=8)
+    parser.add_argument("--seconds", type=int, default=3, help="per round and side")
+    parser.add_argument("--rounds", type=int, default=5, help="alternating mock/bare rounds per case")
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--out", default="reports/bench.md")
     parser.add_argument(
@@ -330,8 +390,8 @@ def main(argv: list[str] | None = None) -> int:
     if not shutil.which("wrk"):
         print("make bench needs wrk (Debian: apt-get install wrk)", file=sys.stderr)
         return 2
-    rows = measure(args.seconds, args.connections, args.server, args.api)
-    text = report(rows, args.seconds, args.connections)
+    rows = measure(args.seconds, args.connections, args.server, args.api, args.rounds)
+    text = report(rows, args.seconds, args.connections, args.rounds)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(text)
     print(text)

@@ -98,10 +98,10 @@ def _finished(mock: Any, user, key: str, hours_ago: float, **kw: Any):
     }
     defaults.update(kw)
     run = new_run(mock.store, user, created_at=created, **defaults)
-    pipeline.runs(mock.store).pop(run.id)
-    pipeline.deactivate(mock.store, run)
+    pipeline.remove_run(mock.store, run)
     run.id = RUN_IDS[key]
     run.sandbox_id = "sbx_" + run.id.replace("-", "")[:12]
+    run.seeded = True  # retention keeps it (`model/retention.py`)
     pipeline.plan_run(run, run.created_at, run.task_count)  # scores derive from the (fixed) id
     pipeline.add_run(mock.store, run)
     return run

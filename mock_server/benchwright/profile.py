@@ -34,6 +34,7 @@ from .auth import BenchwrightAuth, authenticate
 from .control import CONTROL_ROUTES
 from .fixtures import READY_TOKEN, seed, seed_ready_token
 from .model.lifecycle import advance_all
+from .model.retention import DEFAULT_KEEP
 from .ratelimit import TierRateLimit
 from .resources import load_all
 from .spec_data import all_scopes
@@ -50,6 +51,8 @@ class BenchwrightConfig(MockConfig):
     compute_backends: tuple[str, ...] = ("sandbox0", "e2b")
     # a fixed full-scope PAT of the default user, re-created on every reset (`make serve` prints it)
     ready_token: str | None = None
+    # the newest finished runs kept per owner; older ones are let go (`model/retention.py`); None keeps all
+    keep_finished_runs: int | None = DEFAULT_KEEP
 
 
 def problem_json(spec: dict[str, Any]) -> ProblemJson:

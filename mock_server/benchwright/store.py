@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import uuid
+from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,7 @@ from mock_server.benchwright.model.rows import (
     TeamInvite,
     TopUp,
 )
+from mock_server.benchwright.model.run_index import RunIndex
 from mock_server.state.clock import SimClock
 
 if TYPE_CHECKING:
@@ -103,9 +105,12 @@ class Store:
     default_user_id: str = ""
     # runs (§4) and the scheduler's indexes over them (`model/lifecycle.py`)
     runs: dict[str, Run] = field(default_factory=dict)
+    run_index: RunIndex = field(default_factory=RunIndex)  # each owner's runs in listing order
+    finished_runs: dict[str, deque[Run]] = field(default_factory=dict)  # by owner, in finish order (`retention.py`)
     runs_active: dict[str, Run] = field(default_factory=dict)
     runs_active_by_user: dict[str, set[str]] = field(default_factory=dict)
     schedule: list[tuple[datetime, str]] = field(default_factory=list)  # a heap of (next step time, run id)
+    run_waker: Any = None  # reschedules a run whose hold is lifted (`lifecycle.add_run`)
     narrations: dict[tuple[str, int, str], Narration] = field(default_factory=dict)  # (run, last seq, slice)
     # accounts and money (§2.5, §10)
     teams: dict[str, Team] = field(default_factory=dict)

@@ -1,8 +1,12 @@
 """The request journal `GET /__mock/requests` serves, credentials redacted.
 
-Recording keeps references only (the request's ASGI scope, never its body); entries
-are rendered when read. It holds the last `size` requests (a bounded deque), so a
-mock up for days stays flat."""
+Recording keeps a flat record of plain values (method, path, query, the header lines
+as one bytes value, the operation id, status, who called, when), never the body; entries are
+rendered, and credentials redacted, when read. A record holds nothing the cyclic
+garbage collector has to follow, so the last 2,000 requests kept alive cost the
+collector nothing under load (holding each request's ASGI scope did: its graph of
+dicts and lists survived every young collection). It holds the last `size` requests
+(a bounded deque), so a mock up for days stays flat."""
 
 from __future__ import annotations
 
@@ -22,7 +26,21 @@ class Journal:
         self.entries: deque[tuple[Any, ...]] = deque(maxlen=size)
 
     def record(self, request: Request, op: Any, status: int, principal: Any, request_id: str, at: datetime) -> None:
-        self.entries.append((request.scope, op, status, principal, request_id, at))
+        scope = request.scope
+        self.entries.append(
+            (
+                scope["method"],
+                scope["path"],
+                scope.get("query_string", b""),
+                b"\r\n".join(name + b": " + value for name, value in scope["headers"]),
+                op.operation_id if op else None,
+                status,
+                principal.kind if principal else None,
+                principal.subject if principal else None,
+                request_id,
+                at,
+            )
+        )
 
     def clear(self) -> None:
         self.entries.clear()
@@ -33,20 +51,21 @@ class Journal:
             {
                 "request_id": request_id,
                 "at": at.isoformat(),
-                "method": scope["method"],
-                "path": scope["path"],
-                "query": scope.get("query_string", b"").decode("latin-1"),
-                "operation_id": op.operation_id if op else None,
+                "method": method,
+                "path": path,
+                "query": query.decode("latin-1"),
+                "operation_id": operation_id,
                 "status": status,
-                "auth": principal.kind if principal else None,
-                "user_id": principal.subject if principal else None,
+                "auth": kind,
+                "user_id": subject,
                 "headers": {
                     name: (REDACTED if name in secret else value)
                     for name, value in (
                         (raw_name.decode("latin-1").lower(), raw_value.decode("latin-1"))
-                        for raw_name, raw_value in scope["headers"]
+                        for raw_name, _, raw_value in (line.partition(b": ") for line in headers.split(b"\r\n"))
+                        if raw_name
                     )
                 },
             }
-            for scope, op, status, principal, request_id, at in self.entries
+            for method, path, query, headers, operation_id, status, kind, subject, request_id, at in self.entries
         ]

@@ -5,8 +5,11 @@ clock running so runs progress and finish) takes `launches` `POST /v1/runs`, eac
 its own `Idempotency-Key` as the CLI sends (§3.7), from `workers` concurrent clients;
 every fifth launch also reads its events (§5.1). Per window of 1,000 launches the
 suite records p50 / p99 latency and the process' RSS, so the report shows whether p99
-is stable from the first thousand to the last and how memory grows per launch
-(the figure a retention rule has to bound).
+is stable from the first thousand to the last and how memory grows per launch. Runs are
+bounded by Benchwright's retention rule (the newest 1,000 finished runs per owner,
+`model/retention.py`; at clock scale 60 a run finishes in about half a second, so the
+account's runs stay at about a thousand); what still grows is what the rule keeps on
+purpose: ledger rows, and `Idempotency-Key` entries for their 24 simulated hours (§3.7).
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 A launch writes a *plan*: the events the run will emit, each at a simulated
 instant (phases in order: Find → Analyze → Setup → Atomize → Materialize →
-Report, or Attach → Materialize → Report for a replay). `advance()` applies the
+Report, or Attach → Materialize → Report for a replay), written as a generator
+whose steps are built when they are reached (`plan.py`). `advance()` applies the
 steps whose time has come, whenever anything reads the state, so progress is a
 pure function of the simulated clock: tests move it with `POST /__mock/clock`,
 `make serve` lets it follow the wall clock.
@@ -18,14 +19,16 @@ from __future__ import annotations
 import hashlib
 import heapq
 import math
-from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 import orjson
 
-from mock_server.benchwright.model import ledger
+from mock_server.benchwright.model import ledger, retention
+from mock_server.benchwright.model.plan import Plan, Step
 from mock_server.benchwright.store import Store
 
 PHASES = ["find", "analyze", "setup", "atomize", "materialize", "report"]
@@ -41,16 +44,7 @@ DEFAULT_TASKS = 10
 TERMINAL = ("ok", "error")
 
 
-@dataclass
-class Step:
-    at: datetime
-    type: str
-    data: dict[str, Any]
-    cost: dict[str, float] = field(default_factory=dict)
-    tokens: dict[str, int] = field(default_factory=dict)
-
-
-@dataclass
+@dataclass(slots=True)
 class Run:
     id: str
     user_id: str
@@ -97,13 +91,15 @@ class Run:
     tokens: dict[str, int] = field(default_factory=dict)
     debited_cents: int = 0
     events: list[dict[str, Any]] = field(default_factory=list)
-    plan: deque[Step] = field(default_factory=deque)
+    plan: Plan = field(default_factory=Plan)
     pause_requested: bool = False
     _held: bool = False
     phase_calls: int = 0
     phase_started_at: datetime | None = None
     inference: dict[str, Any] | None = None
     relaunch_count: int = 0
+    seq: int = 0  # its place in creation order (`run_index.py`)
+    seeded: bool = False  # made by the fixtures: retention never lets it go (`retention.py`)
 
     memo: dict[str, tuple[Any, Any]] = field(default_factory=dict, repr=False)
     wake: Any = field(default=None, repr=False)  # set by add_run: reschedules the run
@@ -170,11 +166,33 @@ def get_run(store: Store, run_id: str) -> Run | None:
 
 def add_run(store: Store, run: Run) -> Run:
     runs(store)[run.id] = run
+    store.run_index.add(run)
     if not run.terminal:
         activate(store, run)
-    run.wake = lambda woken: wake(store, woken)
+    run.wake = store.run_waker or _waker(store)
     wake(store, run)
     return run
+
+
+def remove_run(store: Store, run: Run) -> None:
+    """Forget the run (`DELETE /v1/runs/{id}`): its record, its events and plan with it."""
+    retention.forget(store, run)
+    _unlink(store, run)
+
+
+def _unlink(store: Store, run: Run) -> None:
+    if runs(store).pop(run.id, None) is not None:
+        store.run_index.remove(run)
+    deactivate(store, run)
+    if store.narrations:
+        for key in [key for key in store.narrations if key[0] == run.id]:
+            del store.narrations[key]
+
+
+def _waker(store: Store) -> Any:
+    """The one callable every run of the store reschedules itself with (`Run.held`)."""
+    store.run_waker = partial(wake, store)
+    return store.run_waker
 
 
 def _schedule(store: Store) -> list[tuple[datetime, str]]:
@@ -212,77 +230,91 @@ def billed_usd(run: Run) -> float:
 
 
 def plan_run(run: Run, start: datetime, tasks: int, phases: list[str] | None = None) -> None:
-    """Write the plan for a fresh run from `start`."""
+    """Write the plan for a fresh run from `start`: a generator of its steps, built as they
+    are reached (`plan.Plan`), from the run's values as they are now."""
     phases = phases or (REPLAY_PHASES if run.mode == "replay" else PHASES)
-    t = start
-    steps: list[Step] = []
+    frame = _PlanFrame(
+        run.id, run.mode, run.sandbox_id, run.driver, run.request, run.model["identifier"], run.benchmark_name,
+        run.limits, run.trials, run.aggregator, start, tasks, tuple(phases),
+    )  # fmt: skip
+    run.plan = Plan(_steps(frame))
 
-    def at(seconds: float) -> datetime:
-        return t + timedelta(seconds=seconds)
 
-    steps.append(
-        Step(
-            at(0),
-            "RunLaunched",
-            {"sandbox_id": run.sandbox_id, "template": "work", "agent": run.driver, "request": run.request},
-        )
+@dataclass(frozen=True, slots=True)
+class _PlanFrame:
+    """What a plan reads of its run, taken when the plan is written, and where it starts."""
+
+    id: str
+    mode: str
+    sandbox_id: str
+    driver: str
+    request: str
+    model: str
+    benchmark_name: str
+    limits: dict[str, dict[str, float]]
+    trials: int
+    aggregator: str | None
+    start: datetime
+    tasks: int
+    phases: tuple[str, ...]
+
+    def at(self, seconds: float) -> datetime:
+        return self.start + timedelta(seconds=seconds)
+
+
+def _steps(run: _PlanFrame) -> Iterator[Step]:
+    """The plan's steps in order."""
+    tasks = run.tasks  # `run.at` is looked up each time: a waiting plan holds no bound method
+    yield Step(
+        run.at(0),
+        "RunLaunched",
+        {"sandbox_id": run.sandbox_id, "template": "work", "agent": run.driver, "request": run.request},
     )
-    steps.append(Step(at(0.2), "PipelineStarted", {"model": run.model["identifier"], "request": run.request}))
-    steps.append(Step(at(0.4), "SandboxCreated", {"sandbox_id": run.sandbox_id, "role": "work", "metadata": {}}))
+    yield Step(run.at(0.2), "PipelineStarted", {"model": run.model, "request": run.request})
+    yield Step(run.at(0.4), "SandboxCreated", {"sandbox_id": run.sandbox_id, "role": "work", "metadata": {}})
     clock = 0.5
-    for phase in phases:
-        steps.extend(_phase_steps(run, phase, at, clock, tasks))
+    for phase in run.phases:
+        yield from _phase_steps(run, phase, run.at, clock, tasks)
         clock += PHASE_SECONDS + (tasks * TASK_SECONDS if phase == "materialize" else 0)
-    steps.append(
-        Step(
-            at(clock + 0.1),
-            "SandboxKilled",
-            {"sandbox_id": run.sandbox_id, "cost_usd": 0.0, "duration_ms": int(clock * 1000)},
-        )
+    yield Step(
+        run.at(clock + 0.1),
+        "SandboxKilled",
+        {"sandbox_id": run.sandbox_id, "cost_usd": 0.0, "duration_ms": int(clock * 1000)},
     )
-    steps.append(
-        Step(
-            at(clock + 0.2),
-            "PipelineFinished",
-            {"benchmark_name": run.benchmark_name, "duration_ms": int(clock * 1000)},
-        )
+    yield Step(
+        run.at(clock + 0.2),
+        "PipelineFinished",
+        {"benchmark_name": run.benchmark_name, "duration_ms": int(clock * 1000)},
     )
-    run.plan = deque(steps)
 
 
-def _phase_steps(run: Run, phase: str, at, offset: float, tasks: int) -> list[Step]:
-    steps = [Step(at(offset), "PhaseStarted", {"phase": phase, "invocation": 1})]
+def _phase_steps(run: _PlanFrame, phase: str, at, offset: float, tasks: int) -> Iterator[Step]:
+    yield Step(at(offset), "PhaseStarted", {"phase": phase, "invocation": 1})
     driver_in, driver_out = DRIVER_CALL_TOKENS
-    steps.append(
-        Step(
-            at(offset + 0.5),
-            "LlmCallEvent",
-            {
-                "agent": "driver",
-                "model": run.driver,
-                "input_tokens": driver_in,
-                "output_tokens": driver_out,
-                "cost_usd": DRIVER_CALL_USD,
-                "phase": phase,
-            },
-            cost={"driver": DRIVER_CALL_USD, "sandbox": SANDBOX_PHASE_USD},
-            tokens={"driver_input": driver_in, "driver_output": driver_out},
-        )
+    yield Step(
+        at(offset + 0.5),
+        "LlmCallEvent",
+        {
+            "agent": "driver",
+            "model": run.driver,
+            "input_tokens": driver_in,
+            "output_tokens": driver_out,
+            "cost_usd": DRIVER_CALL_USD,
+            "phase": phase,
+        },
+        cost={"driver": DRIVER_CALL_USD, "sandbox": SANDBOX_PHASE_USD},
+        tokens={"driver_input": driver_in, "driver_output": driver_out},
     )
-    steps.append(Step(at(offset + 1.0), "PhaseOutput", {"phase": phase, "text": f"{phase} under way"}))
-    extra = _artifact_steps(run, phase, at, offset)
-    steps.extend(extra)
+    yield Step(at(offset + 1.0), "PhaseOutput", {"phase": phase, "text": f"{phase} under way"})
+    yield from _artifact_steps(run, phase, at, offset)
     duration = PHASE_SECONDS
     if phase == "materialize":
-        steps.extend(_task_steps(run, at, offset + 2.0, tasks))
+        yield from _task_steps(run, at, offset + 2.0, tasks)
         duration += tasks * TASK_SECONDS
-    steps.append(
-        Step(at(offset + duration - 0.1), "PhaseCompleted", {"phase": phase, "duration_ms": int(duration * 1000)})
-    )
-    return steps
+    yield Step(at(offset + duration - 0.1), "PhaseCompleted", {"phase": phase, "duration_ms": int(duration * 1000)})
 
 
-def _artifact_steps(run: Run, phase: str, at, offset: float) -> list[Step]:
+def _artifact_steps(run: _PlanFrame, phase: str, at, offset: float) -> list[Step]:
     if phase == "find":
         return [
             Step(
@@ -324,7 +356,7 @@ def _artifact_steps(run: Run, phase: str, at, offset: float) -> list[Step]:
                 at(offset + 1.5),
                 "ModelProxyArtifact",
                 {
-                    "model": run.model["identifier"],
+                    "model": run.model,
                     "config_yaml": "model_list: []\n",
                     "proxy_url": "http://proxy.internal:4000",
                     "name": "litellm.yaml",
@@ -338,8 +370,7 @@ def _artifact_steps(run: Run, phase: str, at, offset: float) -> list[Step]:
     return []
 
 
-def _task_steps(run: Run, at, offset: float, tasks: int) -> list[Step]:
-    steps = []
+def _task_steps(run: _PlanFrame, at, offset: float, tasks: int) -> Iterator[Step]:
     model_in, model_out = TASK_MODEL_TOKENS
     attempt_limit = run.limits.get("attempt", {}).get("duration")
     task_limit = run.limits.get("task", {}).get("duration")
@@ -354,41 +385,36 @@ def _task_steps(run: Run, at, offset: float, tasks: int) -> list[Step]:
             if bound < TASK_SECONDS:
                 score, error, error_class = 0.0, "task exceeded its duration ceiling", "timeout"
             trial_scores.append(score)
-            steps.append(
-                Step(
-                    at(offset + index * TASK_SECONDS + trial * 0.1),
-                    "MaterializeTaskResult",
-                    {
-                        "task_id": f"task_{index}",
-                        "index": index,
-                        "trial": trial,
-                        "invocation": 1,
-                        "score": score,
-                        "duration_ms": int(TASK_SECONDS * 1000 * (0.6 + 0.4 * stable_fraction(run.id, index))),
-                        "output_preview": f"The answer is ({'ABCD'[index % 4]}).",
-                        "error": error,
-                        "error_class": error_class,
-                    },
-                    cost={"model": TASK_MODEL_USD},
-                    tokens={"input": model_in, "output": model_out},
-                )
+            yield Step(
+                at(offset + index * TASK_SECONDS + trial * 0.1),
+                "MaterializeTaskResult",
+                {
+                    "task_id": f"task_{index}",
+                    "index": index,
+                    "trial": trial,
+                    "invocation": 1,
+                    "score": score,
+                    "duration_ms": int(TASK_SECONDS * 1000 * (0.6 + 0.4 * stable_fraction(run.id, index))),
+                    "output_preview": f"The answer is ({'ABCD'[index % 4]}).",
+                    "error": error,
+                    "error_class": error_class,
+                },
+                cost={"model": TASK_MODEL_USD},
+                tokens={"input": model_in, "output": model_out},
             )
         if run.trials > 1:
             folded = _aggregate(run.aggregator or "any_pass", trial_scores)
-            steps.append(
-                Step(
-                    at(offset + index * TASK_SECONDS + 0.5),
-                    "MaterializeTaskAggregated",
-                    {
-                        "task_id": f"task_{index}",
-                        "index": index,
-                        "score": folded,
-                        "aggregator": run.aggregator or "any_pass",
-                        "trial_scores": trial_scores,
-                    },
-                )
+            yield Step(
+                at(offset + index * TASK_SECONDS + 0.5),
+                "MaterializeTaskAggregated",
+                {
+                    "task_id": f"task_{index}",
+                    "index": index,
+                    "score": folded,
+                    "aggregator": run.aggregator or "any_pass",
+                    "trial_scores": trial_scores,
+                },
             )
-    return steps
 
 
 def _aggregate(name: str, scores: list[float]) -> float:
@@ -557,6 +583,8 @@ def _finalize(
     if outcome == "ok" and run.publish_on_complete:
         run.visibility = "public"
     deactivate(store, run)
+    for old in retention.finished(store, run, mock.config.keep_finished_runs):
+        _unlink(store, old)
     store.clock.notify()
 
 
@@ -638,5 +666,4 @@ def retime(run: Run, now: datetime) -> None:
     delta = now - run.plan[0].at
     if delta.total_seconds() <= 0:
         return
-    for step in run.plan:
-        step.at += delta
+    run.plan.shift(delta)

@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
+from operator import attrgetter
 from typing import Any
+
+import orjson
 
 from mock_server.benchwright.model import lifecycle as pipeline
 from mock_server.benchwright.model.lifecycle import Run
 from mock_server.benchwright.store import Store, User
+from mock_server.policies.idempotency import compact
 from mock_server.policies.problems import Problem, not_found
 from mock_server.state.clock import rfc3339
 
@@ -95,35 +99,44 @@ def _links(run_id: str) -> dict[str, str]:
     }
 
 
-def run_json(store: Store, run: Run, *, detail: bool = False, expand: set[str] | None = None) -> dict[str, Any]:
-    """The Run object (§4.1). Cached per run state: the key holds everything the
-    representation reads that can change, so a stale copy is never served."""
-    if expand:
-        return _run_json(store, run, detail, expand)
+# what the representation reads that can change, besides the event count and the clock
+_STATE = attrgetter(
+    "updated_at", "status", "halted", "halt_reason", "visibility", "fingerprint_hash", "review_resolution",
+    "forked_from", "forked_from_deleted", "benchmark_id", "subset_id", "impl_id", "score", "current_phase", "error",
+)  # fmt: skip
+
+
+def _cached(store: Store, run: Run, detail: bool) -> dict[str, Any]:
+    """The memo entry of the run's representation in its current state: `{"json", "bytes"}`.
+    The key holds everything the representation reads that can change, so a stale copy is
+    never served; the encoded bytes are made once per state, when first asked for."""
     key = (
         detail,
         len(run.events),
-        run.updated_at,
-        run.status,
-        run.halted,
-        run.halt_reason,
-        run.visibility,
-        run.fingerprint_hash,
-        run.review_resolution,
-        run.forked_from,
-        run.forked_from_deleted,
-        run.benchmark_id,
-        run.subset_id,
-        run.impl_id,
-        run.score,
-        run.current_phase,
-        run.error,
+        _STATE(run),
         None if run.finished_at or not run.started_at else store.clock.now(),
     )
-    cached = run.memo.get("json")
+    name = "detail" if detail else "json"
+    cached = run.memo.get(name)
     if cached is None or cached[0] != key:
-        cached = run.memo["json"] = (key, _run_json(store, run, detail, None))
-    return dict(cached[1])
+        cached = run.memo[name] = (key, {"json": _run_json(store, run, detail, None)})
+    return cached[1]
+
+
+def run_json(store: Store, run: Run, *, detail: bool = False, expand: set[str] | None = None) -> dict[str, Any]:
+    """The Run object (§4.1), a fresh dict the caller may change. Cached per run state."""
+    if expand:
+        return _run_json(store, run, detail, expand)
+    return dict(_cached(store, run, detail)["json"])
+
+
+def run_bytes(store: Store, run: Run, *, detail: bool = False) -> bytes:
+    """The Run object (§4.1) encoded as JSON, cached per run state (a raw `Reply` body)."""
+    entry = _cached(store, run, detail)
+    encoded = entry.get("bytes")
+    if encoded is None:
+        encoded = entry["bytes"] = compact(orjson.dumps(entry["json"], option=orjson.OPT_NON_STR_KEYS))
+    return encoded
 
 
 def _run_json(store: Store, run: Run, detail: bool, expand: set[str] | None) -> dict[str, Any]:

@@ -64,11 +64,22 @@ def _limits(body: dict[str, Any]) -> dict[str, dict[str, float]]:
     return limits
 
 
+_ACCEPTED: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}  # id(spec) -> (spec, values)
+
+
 def _accepted_values(ctx: Ctx) -> dict[str, Any]:
     """The values §4.2.1 accepts where an unknown one has its own code: read from the
     spec's `x-values` on the launch body (harnesses with their synonyms, providers,
-    aggregators)."""
-    schemas = ctx.api.spec["components"]["schemas"]
+    aggregators), once per bundled spec."""
+    spec = ctx.api.spec
+    held = _ACCEPTED.get(id(spec))
+    if held is None or held[0] is not spec:
+        held = _ACCEPTED[id(spec)] = (spec, _read_accepted(spec))
+    return held[1]
+
+
+def _read_accepted(spec: dict[str, Any]) -> dict[str, Any]:
+    schemas = spec["components"]["schemas"]
     harnesses = schemas["LaunchRequest"]["properties"]["harness"]["x-values"]
     aggregator = schemas["LaunchRequest"]["properties"]["trials"]["properties"]["aggregator"]
     return {

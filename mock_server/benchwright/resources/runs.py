@@ -9,17 +9,20 @@ costs, halts) is `model/lifecycle.py`.
 from __future__ import annotations
 
 from datetime import timedelta
+from itertools import islice
 from typing import Any
+
+import orjson
 
 from mock_server.benchwright.filters import apply_sort, build_filters, parse_sort
 from mock_server.benchwright.model import lifecycle as pipeline
 from mock_server.benchwright.model.lifecycle import Run
 from mock_server.benchwright.model.present import present, schema
 from mock_server.benchwright.model.rows import Narration
-from mock_server.benchwright.model.runs import owned_run, readable_run, run_json, team_ids
+from mock_server.benchwright.model.runs import owned_run, readable_run, run_bytes, run_json, team_ids
 from mock_server.benchwright.resources import handler
 from mock_server.engine import Ctx, Reply
-from mock_server.policies.pagination import page
+from mock_server.policies.pagination import decode_cursor, encode_cursor, page
 from mock_server.policies.preconditions import weak_etag
 from mock_server.policies.problems import Problem, invalid
 
@@ -37,9 +40,11 @@ def _expand(ctx: Ctx) -> set[str]:
 @handler("getRun")
 async def get_run(ctx: Ctx) -> Reply:
     run = readable_run(ctx.store, ctx.user, ctx.path["id"])
-    return Reply(
-        run_json(ctx.store, run, detail=True, expand=_expand(ctx)), headers={"ETag": weak_etag(run.id, run.updated_at)}
-    )
+    headers = {"ETag": weak_etag(run.id, run.updated_at)}
+    expand = _expand(ctx)
+    if expand:
+        return Reply(run_json(ctx.store, run, detail=True, expand=expand), headers=headers)
+    return Reply(raw=run_bytes(ctx.store, run, detail=True), headers=headers)
 
 
 LIST_FIELDS = {
@@ -52,21 +57,37 @@ LIST_FIELDS = {
     "cost_total": lambda r: pipeline.incurred_usd(r),
     "cost_billed": lambda r: pipeline.billed_usd(r),
 }
+NEWEST_FIRST = [("created_at", True)]
 
 
 @handler("listRuns")
 async def list_runs(ctx: Ctx) -> Reply:
+    """§4.3: the caller's and their team's runs (every run for an admin's `scope=all`),
+    filtered and sorted (§3.5, default newest first), a page at a time (§3.4)."""
     user = ctx.user
     store = ctx.store
-    everyone = ctx.query.get("scope") == "all" and user.admin
-    members = team_ids(store, user)
-    rows = [r for r in pipeline.runs(store).values() if everyone or r.user_id in members]
-    for name, keep in build_filters(ctx.raw_query, ctx.op.raw.get("x-filters", {})):
-        rows = [r for r in rows if keep(LIST_FIELDS[name](r))]
+    index = store.run_index
+    owners = index.owners() if ctx.query.get("scope") == "all" and user.admin else sorted(team_ids(store, user))
+    filters = build_filters(ctx.raw_query, ctx.op.raw.get("x-filters", {}))
     keys = parse_sort(ctx.query.get("sort"), ctx.op.raw.get("x-sorts", []), "-created_at")
-    rows = apply_sort(rows, [*keys, ("created_at", True)], lambda r, name: LIST_FIELDS[name](r))
-    chunk, pagination = page(rows, ctx.query["limit"], ctx.query.get("page_token"), "runs", key=lambda r: r.id)
-    return Reply({"data": [run_json(ctx.store, r) for r in chunk], "pagination": pagination})
+    limit, token = ctx.query["limit"], ctx.query.get("page_token")
+    chunk = pagination = None
+    if not filters and all(key == NEWEST_FIRST[0] for key in keys):  # the default listing: read off the index
+        after = None if token is None else store.runs.get(decode_cursor("runs", token))
+        if token is None or (after is not None and after.user_id in owners):
+            chunk = list(islice(index.newest_first(owners, after), limit + 1))
+            pagination = {"has_more": len(chunk) > limit}
+            del chunk[limit:]
+            if pagination["has_more"] and chunk:
+                pagination["next_page_token"] = encode_cursor("runs", chunk[-1].id)
+    if chunk is None:  # filters, another order, or a cursor whose run is gone
+        rows = index.in_creation_order(owners)
+        for name, keep in filters:
+            rows = [r for r in rows if keep(LIST_FIELDS[name](r))]
+        rows = apply_sort(rows, [*keys, *NEWEST_FIRST], lambda r, name: LIST_FIELDS[name](r))
+        chunk, pagination = page(rows, limit, token, "runs", key=lambda r: r.id)
+    body = b'{"data":[' + b",".join(run_bytes(store, r) for r in chunk) + b'],"pagination":'
+    return Reply(raw=body + orjson.dumps(pagination) + b"}")
 
 
 @handler("getRunPhaseStats")
@@ -242,8 +263,7 @@ async def delete_run(ctx: Ctx) -> Reply:
         child.forked_from = run.forked_from
         child.forked_from_deleted = run.id
         child.updated_at = store.clock.now()
-    pipeline.runs(store).pop(run.id, None)
-    pipeline.deactivate(store, run)
+    pipeline.remove_run(store, run)
     store.clock.notify()
     return Reply(
         {
