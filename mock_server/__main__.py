@@ -12,12 +12,12 @@ It prints the base URL and a ready credential as `export` lines.
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 from collections.abc import Callable
 from typing import Any
 
 from .apis import APIS, DEFAULT_API, profile
+from .serve import add_set_option, tune_gc
 from .server import MAX_HEAD_BYTES, granian_available, serve_granian, serve_uvicorn
 
 
@@ -48,26 +48,22 @@ def _parser() -> argparse.ArgumentParser:
         default=MAX_HEAD_BYTES,
         help="the largest request line plus headers accepted (414/431 past it; default %(default)s)",
     )
+    add_set_option(parser)
     return parser
 
 
 def build_from_argv(argv: list[str]) -> tuple[Any, Any, argparse.Namespace]:
     """The app `python -m mock_server ARGV` serves, built (and seeded) once, its banner printed."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
 
     from .app import build_app
     from .engine.api import Api
-    from .serve import banner
+    from .serve import banner, check_settings, config_of
 
+    check_settings(parser, args, [args.api])
     chosen = profile(args.api)
-    options = {
-        **chosen.serve_options,
-        "control": not args.no_control,
-        "clock_scale": args.clock_scale,
-        "cors": not args.no_cors,
-    }
-    config = chosen.config(**options)
-    api = Api(chosen, config)
+    api = Api(chosen, config_of(chosen, args))
     app = build_app(api)
     if args.fixtures:
         from .proxy.recording import read_recording
@@ -78,11 +74,6 @@ def build_from_argv(argv: list[str]) -> tuple[Any, Any, argparse.Namespace]:
         for placeholder, credential in seeded.credentials.items():
             print(f"# {placeholder} -> {credential}", flush=True)
     print("\n".join(banner(api, args.host, args.port or chosen.port, not args.no_control)), flush=True)
-    # Long-lived state (seeds, runs and their plans) is not garbage: keep it out of the
-    # cyclic collector's full passes, which otherwise show up as latency spikes.
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(50_000, 50, 100)
     return app, api, args
 
 
@@ -102,6 +93,7 @@ def main(argv: list[str] | None = None, wrap: Callable[[Any], Any] | None = None
         serve_granian(argv, args.host, port, args.log_level, args.max_head_bytes)
         return 0
     app, api, _ = build_from_argv(argv)
+    tune_gc()
     serve_uvicorn([(wrap(app) if wrap else app, api, port)], args.host, args.log_level, args.max_head_bytes)
     return 0
 

@@ -9,22 +9,67 @@ URL and a ready credential as `export` lines. `--api NAME` serves one (as
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gc
+import json
 import sys
 
 from .apis import APIS, profile
 from .server import MAX_HEAD_BYTES, serve_uvicorn
 
 
-def _config(chosen, args):
-    return chosen.config(
-        **{
-            **chosen.serve_options,
-            "control": not args.no_control,
-            "clock_scale": args.clock_scale,
-            "cors": not args.no_cors,
-        }
+def config_of(chosen, args):
+    """The config `python -m mock_server` and `make serve` build for the profile `chosen`: its
+    serve options, the flags, then each `--set FIELD=VALUE` its config class has (a value is
+    read as JSON when it parses, else as a string: `--set keep_finished_runs=100`,
+    `--set keep_finished_runs=null`, `--set sse_ping_seconds=2`)."""
+    options = {
+        **chosen.serve_options,
+        "control": not args.no_control,
+        "clock_scale": args.clock_scale,
+        "cors": not args.no_cors,
+    }
+    known = {field.name for field in dataclasses.fields(chosen.config)}
+    for name, value in settings(args).items():
+        if name in known:
+            options[name] = value
+    return chosen.config(**options)
+
+
+def settings(args) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for pair in getattr(args, "set", None) or []:
+        name, _, raw = pair.partition("=")
+        try:
+            out[name.strip()] = json.loads(raw)
+        except ValueError:
+            out[name.strip()] = raw
+    return out
+
+
+def add_set_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--set",
+        action="append",
+        metavar="FIELD=VALUE",
+        help="a config field of the API (repeatable), e.g. keep_finished_runs=100 (Benchwright's retention)",
     )
+
+
+def check_settings(parser: argparse.ArgumentParser, args, names: list[str]) -> None:
+    """Refuse a `--set` field that no served API's config has (a typo would otherwise do nothing)."""
+    known = {field.name for name in names for field in dataclasses.fields(profile(name).config)}
+    unknown = sorted(set(settings(args)) - known)
+    if unknown:
+        parser.error(f"--set: no such config field for {', '.join(names)}: {', '.join(unknown)}")
+
+
+def tune_gc() -> None:
+    """Long-lived state (seeds, runs and their plans) is not garbage: keep it out of the
+    cyclic collector's full passes, which otherwise show up as latency spikes."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 50, 100)
 
 
 def banner(api, host: str, port: int, control: bool) -> list[str]:
@@ -50,8 +95,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-cors", action="store_true")
     parser.add_argument("--log-level", default="warning")
     parser.add_argument("--max-head-bytes", type=int, default=MAX_HEAD_BYTES, help="see mock_server/server.py")
+    add_set_option(parser)
     args = parser.parse_args(argv)
     names = args.api or list(APIS)
+    check_settings(parser, args, names)
     if args.port is not None and len(names) != 1:
         parser.error("--port needs exactly one --api")
 
@@ -61,13 +108,11 @@ def main(argv: list[str] | None = None) -> int:
     apps = []
     for name in names:
         chosen = profile(name)
-        api = Api(chosen, _config(chosen, args))
+        api = Api(chosen, config_of(chosen, args))
         port = args.port or chosen.port
         print("\n".join(banner(api, args.host, port, not args.no_control)), flush=True)
         apps.append((build_app(api), api, port))
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(50_000, 50, 100)
+    tune_gc()
     serve_uvicorn(apps, args.host, args.log_level, args.max_head_bytes)
     return 0
 

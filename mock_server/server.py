@@ -66,20 +66,24 @@ def bounded_protocol(api: Api, limit: int = MAX_HEAD_BYTES) -> type[asyncio.Prot
         return None
 
     class BoundedHead(HttpToolsProtocol):
-        """Counts each head's bytes two ways: as they arrive, from the end of the previous message
-        (so a head that never ends is refused once past the bound, without reading more), and as
-        parsed (so a head past the bound that arrived in one read is refused too)."""
+        """Counts each head's bytes as they arrive, from the end of the previous message, so a
+        head that never ends is refused once past the bound without reading more. A head that
+        completes within a read larger than the bound is measured as parsed (its target and
+        header lines) before it is let through. An ordinary request pays one addition per read."""
 
         head_limit = limit
 
         def connection_made(self, transport: Any) -> None:
             self.head_bytes: int | None = 0  # None: this message's head is complete
-            self.header_bytes = 0
+            self.large_read = False
             self.refused = False
             super().connection_made(transport)
 
+        def parsed_head_bytes(self) -> int:
+            return len(self.url) + sum(len(name) + len(value) + 4 for name, value in self.headers)
+
         def refuse(self) -> None:
-            status = 414 if len(self.url) * 2 > max(self.head_bytes or 0, self.header_bytes) else 431
+            status = 414 if len(self.url) * 2 > max(self.head_bytes or 0, self.parsed_head_bytes()) else 431
             self.refused = True
             self.transport.write(head_refusal(api, status, self.head_limit))
             self.transport.close()
@@ -87,25 +91,20 @@ def bounded_protocol(api: Api, limit: int = MAX_HEAD_BYTES) -> type[asyncio.Prot
         def data_received(self, data: bytes) -> None:
             if self.refused:
                 return
+            self.large_read = len(data) > self.head_limit
             if self.head_bytes is not None:
                 self.head_bytes += len(data)
             super().data_received(data)
             if not self.refused and self.head_bytes is not None and self.head_bytes > self.head_limit:
                 self.refuse()
 
-        def on_message_begin(self) -> None:
-            self.header_bytes = 0
-            super().on_message_begin()
-
-        def on_header(self, name: bytes, value: bytes) -> None:
-            self.header_bytes += len(name) + len(value) + 4
-            super().on_header(name, value)
-
         def on_headers_complete(self) -> None:
+            over = self.large_read or (self.head_bytes or 0) > self.head_limit
             self.head_bytes = None
-            if self.refused or len(self.url) + self.header_bytes > self.head_limit:
-                if not self.refused:
-                    self.refuse()
+            if self.refused:
+                return
+            if over and self.parsed_head_bytes() > self.head_limit:
+                self.refuse()
                 return
             super().on_headers_complete()
 
@@ -182,6 +181,8 @@ def serve_granian(argv: Sequence[str], host: str, port: int, log_level: str, max
 def from_environment() -> Callable[..., Any]:
     """Granian's factory: the app `python -m mock_server` builds from the argv in `MOCK_SERVER_ARGV`."""
     from .__main__ import build_from_argv
+    from .serve import tune_gc
 
     app, _api, _args = build_from_argv(json.loads(os.environ[ARGV_ENV]))
+    tune_gc()
     return app

@@ -154,3 +154,17 @@ def test_make_serve_serves_every_api_on_its_own_port():
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_set_reaches_the_api_config_and_refuses_unknown_fields(capsys):
+    """`--set FIELD=VALUE`: any config field of the served API, its value read as JSON (README,
+    "Reliability and speed": Benchwright's retention is `--set keep_finished_runs=N`)."""
+    from mock_server.__main__ import build_from_argv
+
+    _, api, _ = build_from_argv(["--api", "benchwright", "--set", "keep_finished_runs=2", "--set", "cors=false"])
+    assert api.config.keep_finished_runs == 2 and api.config.cors is False
+    _, api, _ = build_from_argv(["--api", "benchwright", "--set", "keep_finished_runs=null"])
+    assert api.config.keep_finished_runs is None
+    with pytest.raises(SystemExit):
+        build_from_argv(["--api", "benchgen", "--set", "keep_finished_runs=2"])  # not a BenchGen field
+    assert "no such config field for benchgen: keep_finished_runs" in capsys.readouterr().err

@@ -219,9 +219,10 @@ def seed(store, mock: Any) -> None:
     private = _finished(mock, other, "other_private", 12)
     _play(mock, private)
 
-    # an older secret-bearing event, to prove the events API filters it (§15 note)
+    # an older secret-bearing event, to prove the events API filters it (§15 note); after
+    # RunLaunched, which §15 has the RunLauncher produce at seq 0
     ok.events.insert(
-        0,
+        1,
         {
             "seq": -1,
             "type": "ModelProxyCredentials",
