@@ -85,6 +85,9 @@ class Target:
     def control_post(self, path: str, body: dict[str, Any] | None = None) -> httpx.Response:
         return httpx.post(f"{self.base_url}/__mock{path}", json=body or {}, timeout=10)
 
+    def control_delete(self, path: str) -> httpx.Response:
+        return httpx.delete(f"{self.base_url}/__mock{path}", timeout=10)
+
     def close(self) -> None:
         if self.server is not None:
             self.server.__exit__(None, None, None)

@@ -90,8 +90,11 @@ class Pipeline:
         principal: Principal | None = None
         try:
             fault = api.faults.for_request(op, method, path)
+            in_flight_delay = 0.0
             if fault is not None:
-                if fault.latency_ms:
+                if fault.latency_ms and self._keyed_write(op, request):
+                    in_flight_delay = fault.latency_ms / 1000  # spent while the key is in flight (`_run`)
+                elif fault.latency_ms:
                     await asyncio.sleep(fault.latency_ms / 1000)
                 if fault.status:
                     documented = op.error_codes.get(str(fault.status)) if op else None
@@ -112,7 +115,7 @@ class Pipeline:
                     )
                 raise Problem(404, "not_found", f"No {api.profile.title} operation at {path}.")
             self.auth.authorize(op, principal, api)
-            response = await self._run(request, op, path_params, principal, request_id)
+            response = await self._run(request, op, path_params, principal, request_id, in_flight_delay)
         except Problem as problem:
             response = self.render(problem, op, request_id)
         except Exception:  # an unhandled error is the framework's bare 500
@@ -122,8 +125,24 @@ class Pipeline:
         api.journal.record(request, op, response.status_code, principal, request_id, api.clock.now())
         return response
 
+    def _keyed_write(self, op: Operation | None, request: Request) -> bool:
+        """A write carrying the API's idempotency key: injected latency on it is spent after the
+        key is taken and before the handler runs, so a concurrent retry meets the key in flight."""
+        return (
+            op is not None
+            and op.mutating
+            and self.idempotency_header is not None
+            and self.idempotency_header in request.headers
+        )
+
     async def _run(
-        self, request: Request, op: Operation, path_params: dict[str, str], principal: Principal, request_id: str
+        self,
+        request: Request,
+        op: Operation,
+        path_params: dict[str, str],
+        principal: Principal,
+        request_id: str,
+        in_flight_delay: float = 0.0,
     ) -> Response:
         query, raw_query = self._parameters(request, op, path_params)
         body = await read_body(request, op, self.api.max_body_bytes)
@@ -137,6 +156,12 @@ class Pipeline:
                 replay = Response(cached.body, cached.status, dict(cached.headers), cached.media_type)
                 replay.headers[self.replay_marker] = "true"
                 return replay
+            if in_flight_delay:
+                try:
+                    await asyncio.sleep(in_flight_delay)
+                except BaseException:
+                    cache.abandon(scope, key)
+                    raise
         ctx = Ctx(request, op, principal, path_params, query, raw_query, body.json, self.api, body.form, body.files)
         try:
             response = await self._invoke(ctx)

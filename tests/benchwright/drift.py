@@ -125,6 +125,25 @@ class GlobalIdempotency:
             await send(message)
 
 
+class InFlightQueued:
+    """A server that queues a retry behind the request still in flight with its key and then
+    replays the result, where §3.7 answers such a retry 409 at once."""
+
+    def __init__(self, app: Any) -> None:
+        self.app, self.state = app, app.state
+        self.locks: dict[bytes, Any] = {}
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        import asyncio
+
+        key = _header(scope, b"idempotency-key") if scope["type"] == "http" else None
+        if key is None:
+            await self.app(scope, receive, send)
+            return
+        async with self.locks.setdefault(key, asyncio.Lock()):
+            await self.app(scope, receive, send)
+
+
 class InFlightDuplicates:
     """A server that does not notice a retry while the first request is in flight: a copy
     arriving meanwhile runs under a key of its own. Each keyed answer is held `hold`

@@ -429,6 +429,34 @@ def test_keys_are_per_token(api):
     assert a != b
 
 
+def test_a_retry_while_the_first_is_in_flight_is_409(app, api):
+    """§3.7: "a retry that arrives while the first request is still in flight also 409s rather
+    than risk running the handler twice". A latency fault on the launch holds the first copy
+    after its key is taken (README, `/__mock/faults`); the retry sent meanwhile is refused, the
+    launch runs once, and a retry after it finished replays it."""
+    import asyncio
+
+    import httpx
+
+    assert api.http.post("/__mock/faults", json={"operation_id": "launchRun", "latency_ms": 300}).status_code == 201
+    body, key = {"request": "Run MMLU", "model": MODEL}, {**api.headers, "Idempotency-Key": "held"}
+
+    async def first_and_retry():
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://mock") as client:
+            first = asyncio.create_task(client.post("/v1/runs", json=body, headers=key))
+            await asyncio.sleep(0.1)
+            retry = await client.post("/v1/runs", json=body, headers=key)
+            return await first, retry
+
+    first, retry = asyncio.run(first_and_retry())
+    assert first.status_code == 202 and "Idempotent-Replayed" not in first.headers
+    assert retry.status_code == 409 and retry.json()["code"] == "idempotency_conflict"
+    assert "in flight" in retry.json()["detail"]
+    api.http.delete("/__mock/faults")
+    again = api.post("/v1/runs", json=body, headers={"Idempotency-Key": "held"})
+    assert again.headers["Idempotent-Replayed"] == "true" and again.json()["id"] == first.json()["id"]
+
+
 def test_idempotency_expires_after_24_hours(api):
     key = {"Idempotency-Key": "day-old"}
     a = api.post("/v1/runs", json={"request": "Run MMLU", "model": MODEL}, headers=key).json()["id"]

@@ -38,6 +38,7 @@ from tests.benchwright.drift import (
     Drifted,
     GlobalIdempotency,
     InFlightDuplicates,
+    InFlightQueued,
     StreamRewrite,
     drop_query_parameter,
     drop_request_header,
@@ -771,6 +772,7 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
      lambda app: Drifted(app, request=_key_scoped_by_cookie), SCOPE),
     ("keys-survive-rotation", "idempotency", "idempotency.rotation", _keys_survive_rotation, ROTATION_KEYS),
     ("in-flight-retry-executes", "idempotency", "idempotency.in_flight", InFlightDuplicates, IN_FLIGHT),
+    ("in-flight-retry-queued-then-replayed", "idempotency", "idempotency.in_flight", InFlightQueued, IN_FLIGHT),
     # preconditions (§3.8) on the routes the spec marks x-if-match
     ("star-refused-on-benchmarks", "preconditions", "etag.star",
      lambda app: Rewrite(app, set_status(412, _star_refused)), _precondition("patchBenchmark")),

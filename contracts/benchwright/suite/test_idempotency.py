@@ -236,8 +236,50 @@ def test_an_in_flight_retry_never_runs_twice(client, target, policy):
     """§3.7: "a retry that arrives while the first request is still in flight also 409s
     rather than risk running the handler twice". Concurrent copies of one create: one
     executes, every other is its replay or `409 idempotency_conflict`. The create is a
-    new private catalog row, so it runs against a live account too."""
+    new private catalog row, so it runs against a live account too. On the mock a latency
+    fault holds the first copy in flight (`/__mock/faults`: spent after the key is taken),
+    so the others must meet the key in flight: at least one answers 409."""
     require(policy, "createBenchmark")
+    held = bool(target.control)
+    if held:
+        target.control_post("/faults", {"operation_id": "createBenchmark", "latency_ms": 400}).raise_for_status()
+    try:
+        answers = _concurrent_creates(target, policy)
+    finally:
+        if held:
+            target.control_delete("/faults").raise_for_status()
+    operation = "POST /v1/benchmarks"
+    executed = [r for r in answers if 200 <= r.status_code < 300 and not _replayed(r)]
+    expect(
+        len(executed) == 1,
+        "idempotency.in_flight",
+        operation,
+        f"{len(executed)} of {COPIES} concurrent copies executed (statuses {[r.status_code for r in answers]})",
+        (executed or answers)[-1],
+    )
+    if held:
+        expect(
+            any(r.status_code == 409 for r in answers),
+            "idempotency.in_flight",
+            operation,
+            f"with the first copy held in flight, no copy was refused: {[r.status_code for r in answers]}",
+            answers[-1],
+        )
+    for response in answers:
+        if response is executed[0]:
+            continue
+        expect(
+            (_replayed(response) and response.content == executed[0].content)
+            or (response.status_code == 409 and code_of(response) == "idempotency_conflict"),
+            "idempotency.in_flight",
+            operation,
+            f"a concurrent copy answered {response.status_code} {code_of(response)},"
+            f" replayed={_replayed(response)}: neither the replay nor 409 idempotency_conflict",
+            response,
+        )
+
+
+def _concurrent_creates(target, policy) -> list:
     key = f"inflight-{uuid.uuid4()}"
     body = {"name": f"contract in-flight {uuid.uuid4().hex[:12]}", "description": "idempotency check"}
     barrier = threading.Barrier(COPIES)
@@ -251,25 +293,4 @@ def test_an_in_flight_retry_never_runs_twice(client, target, policy):
             own.close()
 
     with ThreadPoolExecutor(COPIES) as pool:
-        answers = list(pool.map(send, range(COPIES)))
-    operation = "POST /v1/benchmarks"
-    executed = [r for r in answers if 200 <= r.status_code < 300 and not _replayed(r)]
-    expect(
-        len(executed) == 1,
-        "idempotency.in_flight",
-        operation,
-        f"{len(executed)} of {COPIES} concurrent copies executed (statuses {[r.status_code for r in answers]})",
-        (executed or answers)[-1],
-    )
-    for response in answers:
-        if response is executed[0]:
-            continue
-        expect(
-            (_replayed(response) and response.content == executed[0].content)
-            or (response.status_code == 409 and code_of(response) == "idempotency_conflict"),
-            "idempotency.in_flight",
-            operation,
-            f"a concurrent copy answered {response.status_code} {code_of(response)},"
-            f" replayed={_replayed(response)}: neither the replay nor 409 idempotency_conflict",
-            response,
-        )
+        return list(pool.map(send, range(COPIES)))
