@@ -89,8 +89,14 @@ def _coercer(schema: dict[str, Any]) -> Callable[[str], Any]:
     if kind == "boolean":
         return _to_bool
     if kind == "array":
-        return lambda raw: [part for part in raw.split(",") if part != ""]
+        return _to_list
     return str
+
+
+def _to_list(raw: str) -> list[str]:
+    """A `form`, `explode: false` array: comma-separated items, each kept as sent, so `a,` is
+    `["a", ""]` and the items' schema names an empty item; an empty value is no items."""
+    return raw.split(",") if raw else []
 
 
 def _to_int(raw: str) -> Any:

@@ -640,3 +640,13 @@ def test_subscribed_feed_runs_are_read_only(platform, spec_errors):
     refused(response, 403, "not_run_owner", spec_errors, "submitRunSummary")
     response = platform.call("PATCH", f"/benchmarks/daily/runs/{run['id']}", {"status": "failed"}, expect=None)
     refused(response, 403, "not_run_owner", spec_errors, "updateRun")
+
+
+def test_an_empty_participant_slug_is_refused(platform, spec_errors):
+    """The participant filter is a comma-separated list of slugs, each at least one character
+    (spec `participant`: `style: form, explode: false`, items `minLength: 1`): `e2b,` and `,`
+    carry an empty slug and are `400 invalid_argument`, not the unfiltered list; `e2b,modal` is two."""
+    for raw in ("e2b,", ","):
+        response = platform.call("GET", "/benchmarks/runs", params={"participant": raw}, expect=None)
+        refused(response, 400, "invalid_argument", spec_errors, "listAllRuns")
+    assert isinstance(platform.get("/benchmarks/runs", participant="e2b,modal")["items"], list)
