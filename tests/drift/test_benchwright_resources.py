@@ -33,7 +33,8 @@ from contracts.runner.http import SuiteClient
 from contracts.runner.safety import Policy
 from mock_server.app import create_app
 from tests.benchwright.drift import Drifted, drop_query_parameter
-from tests.drift.harness import Rewrite, caught, on_headers, rows, served, set_status
+from tests.drift.harness import Rewrite, caught, on_headers, served, set_status
+from tests.drift.test_benchwright import runs
 
 
 def _check(function: Callable[..., None]) -> Callable[[str], None]:
@@ -102,16 +103,6 @@ def _add_query(name: str, value: str, path_suffix: str):
             scope["query_string"] = urlencode([*query, (name, value)]).encode()
 
     return lambda app: Drifted(app, request=hook)
-
-
-def _each_run(fn: Callable[[dict[str, Any]], None]):
-    def hook(scope, status, headers, body):
-        for row in rows(body):
-            if row.get("object") == "run":
-                fn(row)
-        return status, body
-
-    return lambda app: Drifted(app, response=hook)
 
 
 # -- the rewrites --------------------------------------------------------------------------------------
@@ -520,14 +511,14 @@ RUN = r"^/v1/runs/[^/:]+$"
 
 DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     # runs (§4.3, §4.7–§4.10)
-    ("fork-forgets-its-parent", "runs", "runs.fork", _each_run(_fork_forgets_parent), FORK),
-    ("fork-ignores-indices", "runs", "runs.fork", _each_run(_fork_ignores_indices), FORK),
-    ("fork-repins-the-model", "runs", "runs.fork", _each_run(_fork_repins_model), FORK),
+    ("fork-forgets-its-parent", "runs", "runs.fork", runs(_fork_forgets_parent), FORK),
+    ("fork-ignores-indices", "runs", "runs.fork", runs(_fork_ignores_indices), FORK),
+    ("fork-repins-the-model", "runs", "runs.fork", runs(_fork_repins_model), FORK),
     ("fork-without-description-accepted", "runs", "runs.fork", _status(202, r"/fork$", 400), FORK),
     ("benchwright-harness-forked", "runs", "runs.fork", _status(202, r"/fork$", 409), FORK),
     ("deleted-run-events-readable", "runs", "runs.delete", _status(200, r"/events$", 404), DELETE),
     ("deleted-run-record-readable", "runs", "runs.delete", _status(200, RUN, 404, "GET"), DELETE),
-    ("adoption-forgets-provenance", "runs", "runs.delete", _each_run(_forgets_deleted_parent), DELETE),
+    ("adoption-forgets-provenance", "runs", "runs.delete", runs(_forgets_deleted_parent), DELETE),
     ("delete-not-an-operator-kill", "runs", "runs.delete",
      _body(RUN, lambda s, b: b.__setitem__("halt_reason", "deleted") if "deleted" in b else None, "DELETE"), DELETE),
     ("adoption-miscounted", "runs", "runs.delete",
