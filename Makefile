@@ -13,6 +13,8 @@ HOST ?= 127.0.0.1
 API ?=
 # SEEDS=N: make contract runs everything N times in a row, hypothesis seeds 1..N (reports/seed-<n>/)
 SEEDS ?=
+# SET='FIELD=VALUE ...': make serve passes each as --set (a config field, e.g. keep_finished_runs=100)
+SET ?=
 
 .PHONY: install test serve contract proxy stress lint spec-check spec-bundle bench clean
 
@@ -32,7 +34,7 @@ test: install
 	$(BIN)/python -m pytest -q -n auto
 
 serve: install
-	$(BIN)/python -m mock_server.serve --host $(HOST) $(if $(API),--api $(API)) $(if $(PORT),--port $(PORT))
+	$(BIN)/python -m mock_server.serve --host $(HOST) $(if $(API),--api $(API)) $(if $(PORT),--port $(PORT)) $(foreach s,$(SET),--set $(s))
 
 contract: install
 	$(BIN)/harness-contract --profile $(PROFILE) --report-dir reports $(if $(API),--api $(API)) $(if $(SEEDS),--seeds $(SEEDS))
