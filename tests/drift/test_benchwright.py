@@ -576,7 +576,8 @@ def _incurred_without_model(row):
 
 def _pass_rate_off(scope, status, headers, body):
     if scope["path"].endswith("/tasks") and isinstance(body, dict) and isinstance(body.get("summary"), dict):
-        body["summary"]["pass_rate"] = 1.0
+        summary = body["summary"]  # half a unit off, so it differs whatever the run's real rate is
+        summary["pass_rate"] = round((summary.get("pass_rate", 0) + 0.5) % 1, 4)
     return status, body
 
 
