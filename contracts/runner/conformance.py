@@ -26,6 +26,7 @@ import schemathesis
 from hypothesis import Phase, settings
 from hypothesis.errors import FlakyStrategyDefinition
 from schemathesis import Config
+from schemathesis.core.parameters import ParameterLocation
 
 from .claims import SCHEMATHESIS, Drift
 from .report import CASES
@@ -142,6 +143,11 @@ class Conformance:
                 return headers
         return {}
 
+    def case_headers(self, case: Any, op: dict[str, Any], env: dict[str, str]) -> dict[str, str]:
+        """The generated headers plus the session's credentials, as `_kept_credentials` allows."""
+        generated = case.headers or {}
+        return {**generated, **_kept_credentials(case, generated, self.headers(op, env))}
+
     def stateless(self) -> Callable[..., None]:
         conformance = self
 
@@ -153,7 +159,7 @@ class Conformance:
             allowed, reason = _policy(session).permits(method, op)
             if not allowed:
                 pytest.skip(f"{name} {reason}")
-            headers = {**(case.headers or {}), **conformance.headers(op, session.env)}
+            headers = conformance.case_headers(case, op, session.env)
             CASES[case.operation.label] += 1
             session.policy.charge()
             response = case.call(base_url=session.base_url, headers=headers, timeout=30)
@@ -175,7 +181,7 @@ class Conformance:
             class Links(base):
                 def get_call_kwargs(self, case):
                     _, _, op = conformance.by_label[case.operation.label]
-                    headers = {**(case.headers or {}), **conformance.headers(op, session.env)}
+                    headers = conformance.case_headers(case, op, session.env)
                     return {"base_url": session.base_url, "headers": headers, "timeout": 30}
 
                 def call(self, case, **kwargs):
@@ -194,6 +200,25 @@ class Conformance:
                 pytest.skip("the links state machine stopped early: its generation depends on server state")
 
         return test_links_state_machine
+
+
+def _kept_credentials(case: Any, generated: dict[str, str], credentials: dict[str, str]) -> dict[str, str]:
+    """The session's credentials, less any header the case's negation removed.
+
+    schemathesis turns a security requirement into a required header, and a
+    negative case may leave that header out. Adding the credential back would
+    send a request other than the one the checks judge (a missing
+    `Authorization` plus unknown query names, answered 200, reads as accepted
+    negative data), so such a case goes out without it and must be refused.
+    """
+    meta = case.meta
+    if meta is None or not meta.generation.mode.is_negative:
+        return credentials
+    header = meta.components.get(ParameterLocation.HEADER)
+    if header is None or not header.mode.is_negative:
+        return credentials
+    present = {name.lower() for name in generated}
+    return {name: value for name, value in credentials.items() if name.lower() in present}
 
 
 def _policy(session: Any) -> Policy:
