@@ -72,10 +72,12 @@ class Cors:
         )
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http" and any(name == b"origin" for name, _ in scope["headers"]):
-            await self.cors(scope, receive, send)
-        else:
-            await self.app(scope, receive, send)
+        if scope["type"] == "http":
+            for name, _ in scope["headers"]:
+                if name == b"origin":
+                    await self.cors(scope, receive, send)
+                    return
+        await self.app(scope, receive, send)
 
 
 def _response_headers(spec: dict[str, Any]) -> list[str]:

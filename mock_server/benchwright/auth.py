@@ -145,7 +145,9 @@ class BenchwrightAuth:
     """The profile's auth: a PAT bearer, else the `bw_session` cookie, else anonymous."""
 
     def authenticate(self, request: Request, api: Any) -> Principal:
-        return authenticate(api.store, request.headers.get("authorization"), request.cookies.get(SESSION_COOKIE))
+        headers = request.headers
+        cookie = request.cookies.get(SESSION_COOKIE) if "cookie" in headers else None
+        return authenticate(api.store, headers.get("authorization"), cookie)
 
     def authorize(self, op: Operation, principal: Principal, api: Any) -> None:
         authorize(op, principal)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 from mock_server.policies.problems import invalid
@@ -82,6 +83,8 @@ def predicate(op: str, operand: Any) -> Callable[[Any], bool]:
 
 def build_filters(query: Mapping[str, str], declared: Mapping[str, Iterable[str]]) -> list[tuple[str, Callable]]:
     """(field, predicate) for each declared field present in the query."""
+    if not query:
+        return []
     out = []
     for name, ops in declared.items():
         raw = query.get(name)
@@ -96,9 +99,13 @@ def build_filters(query: Mapping[str, str], declared: Mapping[str, Iterable[str]
 
 def parse_sort(raw: str | None, allowed: Iterable[str], default: str) -> list[tuple[str, bool]]:
     """[(field, descending)] from `sort=-started_at,cost_billed`."""
-    allowed = set(allowed)
+    return list(_parse_sort(raw or default, tuple(allowed)))
+
+
+@lru_cache(maxsize=256)  # most listings send no sort, or the same few
+def _parse_sort(spec: str, allowed: tuple[str, ...]) -> tuple[tuple[str, bool], ...]:
     keys = []
-    for part in (raw or default).split(","):
+    for part in spec.split(","):
         part = part.strip()
         if not part:
             continue
@@ -109,7 +116,7 @@ def parse_sort(raw: str | None, allowed: Iterable[str], default: str) -> list[tu
                 f"query parameter 'sort': '{name}' is not sortable; use one of {sorted(allowed)}", field="sort"
             )
         keys.append((name, descending))
-    return keys
+    return tuple(keys)
 
 
 def apply_sort(rows: list[Any], keys: list[tuple[str, bool]], value_of: Callable[[Any, str], Any]) -> list[Any]:

@@ -12,6 +12,7 @@ import uuid
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from mock_server.benchwright.model.rows import (
@@ -51,6 +52,7 @@ def new_id() -> str:
     return str(uuid.uuid4())
 
 
+@lru_cache(maxsize=4096)  # every request hashes its bearer token; most send the same few
 def sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 

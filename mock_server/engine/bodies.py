@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,7 +66,11 @@ async def read_limited(request: Request, limit: int) -> bytes:
     return raw
 
 
+_FLOAT_TEXT = re.compile(rb"[0-9][.eE]")
+
+
 def _integral(node: Any) -> Any:
+    """Whole floats as ints (`1.0` is an integer to JSON Schema), so integer fields accept them."""
     if isinstance(node, float):
         return int(node) if node.is_integer() and -(2**63) <= node < 2**63 else node
     if isinstance(node, dict):
@@ -90,7 +95,8 @@ def parse_json(op: Operation, raw: bytes, media_type: str) -> Any:
         body = orjson.loads(raw)
     except orjson.JSONDecodeError:
         raise invalid("body: not valid JSON", field="body") from None
-    body = _integral(body)
+    if _FLOAT_TEXT.search(raw):  # only a fraction or an exponent parses as a float
+        body = _integral(body)
     validate_body(op, body)
     return body
 

@@ -140,28 +140,30 @@ class Param:
 class Security:
     """The operation's security requirement: alternatives of {scheme: scopes}.
 
-    `{}` among the alternatives means anonymous callers are let in."""
+    `{}` among the alternatives means anonymous callers are let in. What the
+    pipeline asks of it on every request is worked out once, when the spec is
+    compiled."""
 
     alternatives: tuple[dict[str, tuple[str, ...]], ...]
+    anonymous: bool = field(init=False)
+    open: bool = field(init=False)  # anyone, with or without a credential (e.g. the spec document)
+    _first: dict[str, tuple[str, ...]] = field(init=False, repr=False)
 
-    @property
-    def anonymous(self) -> bool:
-        return any(not alt for alt in self.alternatives)
-
-    @property
-    def open(self) -> bool:
-        """Anyone, with or without a credential (e.g. the spec document)."""
-        return self.alternatives == () or all(not alt for alt in self.alternatives)
+    def __post_init__(self) -> None:
+        self.anonymous = any(not alt for alt in self.alternatives)
+        self.open = self.alternatives == () or all(not alt for alt in self.alternatives)
+        first: dict[str, tuple[str, ...]] = {}
+        for alt in self.alternatives:
+            for scheme, scopes in alt.items():
+                first.setdefault(scheme, scopes)
+        self._first = first
 
     def accepts(self, scheme: str) -> bool:
-        return any(scheme in alt for alt in self.alternatives)
+        return scheme in self._first
 
     def scopes(self, scheme: str) -> tuple[str, ...] | None:
         """The scopes the first alternative naming `scheme` asks for; None if none names it."""
-        for alt in self.alternatives:
-            if scheme in alt:
-                return alt[scheme]
-        return None
+        return self._first.get(scheme)
 
 
 @dataclass(slots=True)

@@ -32,7 +32,7 @@ class Journal:
                 scope["method"],
                 scope["path"],
                 scope.get("query_string", b""),
-                b"\r\n".join(name + b": " + value for name, value in scope["headers"]),
+                b"\r\n".join(map(b": ".join, scope["headers"])),
                 op.operation_id if op else None,
                 status,
                 principal.kind if principal else None,

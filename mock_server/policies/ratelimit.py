@@ -64,9 +64,15 @@ class RateLimiter:
         return {**band, **overrides} if overrides else band
 
     def quota(
-        self, account_id: str, tier: str, kind: str, now: float, overrides: dict[str, int] | None = None
+        self,
+        account_id: str,
+        tier: str,
+        kind: str,
+        now: float,
+        overrides: dict[str, int] | None = None,
+        window: Window | None = None,
     ) -> Quota:
-        window = self._window(account_id, now)
+        window = window or self._window(account_id, now)
         band = self.band(tier, overrides)
         limit = band["read_rpm" if kind == "read" else "write_rpm"]
         count = window.reads if kind == "read" else window.writes
@@ -83,7 +89,7 @@ class RateLimiter:
     def hit(self, account_id: str, tier: str, kind: str, now: float, overrides: dict[str, int] | None = None) -> Quota:
         """Count one request, or raise `429 rate_limited` with `Retry-After`."""
         window = self._window(account_id, now)
-        quota = self.quota(account_id, tier, kind, now, overrides)
+        quota = self.quota(account_id, tier, kind, now, overrides, window)
         if quota.remaining <= 0:
             headers = quota.headers()
             headers["Retry-After"] = str(max(1, quota.reset_seconds))
