@@ -55,6 +55,8 @@ class Run:
     created_at: datetime
     updated_at: datetime
     summary: dict[str, Any] | None = None
+    # (summary, its client form): a summary is replaced whole, never changed in place (`submit_summary`)
+    summary_read: tuple[Any, Any] = field(default=(None, None), repr=False, compare=False)
 
 
 @dataclass(slots=True, kw_only=True)

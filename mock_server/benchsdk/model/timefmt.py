@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .errors import Refusal
@@ -11,6 +12,7 @@ from .errors import Refusal
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
+@lru_cache(maxsize=8192)  # rows are read far more often than stamped
 def iso(dt: datetime | None) -> str | None:
     """`2026-09-21T10:00:00.000Z` (what the client sends and the platform stamps)."""
     if dt is None:
