@@ -17,8 +17,8 @@ reference, 1 on drift, 2 on a usage or setup error.
 
 `--seeds N` runs the whole selection N times in a row, with hypothesis seeds 1 to N
 (each seed's reports under `<report-dir>/seed-<n>/`, a summary in
-`<report-dir>/seeds.md`), and stops at the first seed that finds drift: the nightly job runs ten,
-so a check that passes only on the derandomized profile's one draw is caught.
+`<report-dir>/seeds.md`), and stops at the first seed that finds drift: CI runs ten on every commit (`make contract
+SEEDS=10`), so a check that passes only on the derandomized profile's one draw is caught.
 """
 
 from __future__ import annotations

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import uuid
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -41,6 +40,7 @@ from mock_server.benchwright.model.rows import (
 )
 from mock_server.benchwright.model.run_index import RunIndex
 from mock_server.state.clock import SimClock
+from mock_server.state.ids import uuid4
 
 if TYPE_CHECKING:
     from mock_server.benchwright.model.lifecycle import Run
@@ -49,7 +49,7 @@ TOKEN_PREFIX = "bw_live_pat_"
 
 
 def new_id() -> str:
-    return str(uuid.uuid4())
+    return uuid4()
 
 
 @lru_cache(maxsize=4096)  # every request hashes its bearer token; most send the same few

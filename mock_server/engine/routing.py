@@ -47,6 +47,8 @@ def _ordered(operations: list[Operation]) -> list[Operation]:
 class Router:
     def __init__(self, operations: list[Operation]) -> None:
         self.by_id = {op.operation_id: op for op in operations}
+        # a template without parameters is the most specific match of the one path it spells
+        self._literal = {(op.method, op.template): op for op in operations if "{" not in op.template}
         self._at = _common_prefix([op.template for op in operations])
         literal: dict[tuple[str, int], list[Operation]] = {}
         self._wildcard: dict[int, list[Operation]] = {}
@@ -74,6 +76,9 @@ class Router:
 
         As in OpenAPI, the most specific matching path template decides: `PATCH
         /v1/tokens/me` is a 405 on `/v1/tokens/me`, not a PATCH of token "me"."""
+        exact = self._literal.get((method, path))
+        if exact is not None:
+            return exact, {}, []
         template: str | None = None
         allowed: list[str] = []
         for op in self.candidates(path):

@@ -32,9 +32,9 @@ class Quota:
 
     def raw_headers(self) -> dict[bytes, bytes]:
         return {
-            b"x-ratelimit-limit": str(self.limit).encode(),
-            b"x-ratelimit-remaining": str(self.remaining).encode(),
-            b"x-ratelimit-reset": str(self.reset_epoch).encode(),
+            b"x-ratelimit-limit": b"%d" % self.limit,
+            b"x-ratelimit-remaining": b"%d" % self.remaining,
+            b"x-ratelimit-reset": b"%d" % self.reset_epoch,
         }
 
     def headers(self) -> dict[str, str]:
@@ -73,8 +73,10 @@ class RateLimiter:
         window: Window | None = None,
     ) -> Quota:
         window = window or self._window(account_id, now)
-        band = self.band(tier, overrides)
-        limit = band["read_rpm" if kind == "read" else "write_rpm"]
+        name = "read_rpm" if kind == "read" else "write_rpm"
+        limit = (
+            overrides[name] if overrides and name in overrides else (self.tiers.get(tier) or self.tiers["free"])[name]
+        )
         count = window.reads if kind == "read" else window.writes
         reset = window.start + self.window_seconds
         return Quota(

@@ -405,6 +405,8 @@ def test_idempotent_replay_and_conflict(api):
     assert first.status_code == second.status_code == 202
     assert second.json()["id"] == first.json()["id"]
     assert second.headers["Idempotent-Replayed"] == "true" and "Idempotent-Replayed" not in first.headers
+    assert second.headers["content-type"] == first.headers["content-type"] == "application/json"
+    assert second.content == first.content
     conflict = api.post("/v1/runs", json={**body, "request": "Run GSM8K"}, headers=key)
     assert conflict.status_code == 409 and conflict.json()["code"] == "idempotency_conflict"
     too_long = api.post("/v1/runs", json=body, headers={"Idempotency-Key": "k" * 257})

@@ -7,6 +7,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from mock_server.state.ids import uuid4
+
 from .rows import Artifact, Attempt, Benchmark, EventBatch, HeartbeatSample, Org, Participant, Run, Token, Worker
 
 _SEED_NAMESPACE = uuid.UUID("6f2c7d0e-4b1a-5e8f-9c3d-2a1b0c9d8e7f")
@@ -46,7 +48,7 @@ class IdSource:
         if self._seeding:
             self._counter += 1
             return str(uuid.uuid5(_SEED_NAMESPACE, f"seed-{self._counter}"))
-        return str(uuid.uuid4())
+        return uuid4()
 
 
 @dataclass(kw_only=True)

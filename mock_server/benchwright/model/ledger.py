@@ -9,12 +9,12 @@ the cent; the launch floor and the mid-run halt read the same balance (§3.9,
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from mock_server.benchwright.model.rows import LedgerRow
 from mock_server.benchwright.store import Store
 from mock_server.state.clock import rfc3339
+from mock_server.state.ids import uuid4
 
 LAUNCH_FLOOR_CENTS = 100
 
@@ -39,7 +39,7 @@ def post(
 ) -> LedgerRow:
     balance_after = balance_cents(store, account_id) + delta_cents
     row = LedgerRow(
-        id="txn_" + str(uuid.uuid4()),
+        id="txn_" + uuid4(),
         account_id=account_id,
         kind=kind,
         delta_cents=delta_cents,

@@ -101,7 +101,7 @@ class Run:
     seq: int = 0  # its place in creation order (`run_index.py`)
     seeded: bool = False  # made by the fixtures: retention never lets it go (`retention.py`)
 
-    memo: dict[str, tuple[Any, Any]] = field(default_factory=dict, repr=False)
+    memo: dict[str, Any] = field(default_factory=dict, repr=False)
     wake: Any = field(default=None, repr=False)  # set by add_run: reschedules the run
 
     @property

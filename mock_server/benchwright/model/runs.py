@@ -8,7 +8,6 @@ costs, halts) is `lifecycle.py`.
 
 from __future__ import annotations
 
-import uuid
 from datetime import datetime
 from operator import attrgetter
 from typing import Any
@@ -21,6 +20,7 @@ from mock_server.benchwright.store import Store, User
 from mock_server.policies.idempotency import compact
 from mock_server.policies.problems import Problem, not_found
 from mock_server.state.clock import rfc3339
+from mock_server.state.ids import hex_token, uuid4
 
 DASHBOARD = "https://benchwright.ai/run/"
 DEFAULT_DRIVER = "gemini-3-flash-preview"
@@ -106,36 +106,31 @@ _STATE = attrgetter(
 )  # fmt: skip
 
 
-def _cached(store: Store, run: Run, detail: bool) -> dict[str, Any]:
-    """The memo entry of the run's representation in its current state: `{"json", "bytes"}`.
+def _cached(store: Store, run: Run, detail: bool) -> list[Any]:
+    """The memo entry of the run's representation in its current state: `[key, json, bytes]`.
     The key holds everything the representation reads that can change, so a stale copy is
     never served; the encoded bytes are made once per state, when first asked for."""
-    key = (
-        detail,
-        len(run.events),
-        _STATE(run),
-        None if run.finished_at or not run.started_at else store.clock.now(),
-    )
+    key = (len(run.events), _STATE(run), None if run.finished_at or not run.started_at else store.clock.now())
     name = "detail" if detail else "json"
-    cached = run.memo.get(name)
-    if cached is None or cached[0] != key:
-        cached = run.memo[name] = (key, {"json": _run_json(store, run, detail, None)})
-    return cached[1]
+    entry = run.memo.get(name)
+    if entry is None or entry[0] != key:
+        entry = run.memo[name] = [key, _run_json(store, run, detail, None), None]
+    return entry
 
 
 def run_json(store: Store, run: Run, *, detail: bool = False, expand: set[str] | None = None) -> dict[str, Any]:
     """The Run object (§4.1), a fresh dict the caller may change. Cached per run state."""
     if expand:
         return _run_json(store, run, detail, expand)
-    return dict(_cached(store, run, detail)["json"])
+    return dict(_cached(store, run, detail)[1])
 
 
 def run_bytes(store: Store, run: Run, *, detail: bool = False) -> bytes:
     """The Run object (§4.1) encoded as JSON, cached per run state (a raw `Reply` body)."""
     entry = _cached(store, run, detail)
-    encoded = entry.get("bytes")
+    encoded = entry[2]
     if encoded is None:
-        encoded = entry["bytes"] = compact(orjson.dumps(entry["json"], option=orjson.OPT_NON_STR_KEYS))
+        encoded = entry[2] = compact(orjson.dumps(entry[1], option=orjson.OPT_NON_STR_KEYS))
     return encoded
 
 
@@ -321,7 +316,7 @@ def new_run(
     """A run of `user`, planned from `created_at` (default now) and registered."""
     now = created_at or store.clock.now()
     run = Run(
-        id=str(uuid.uuid4()),
+        id=uuid4(),
         user_id=user.id,
         token_id=token_id,
         mode=mode,
@@ -340,7 +335,7 @@ def new_run(
         aggregator=aggregator,
         outcome=outcome,
         publish_on_complete=publish_on_complete,
-        sandbox_id="sbx_" + uuid.uuid4().hex[:12],
+        sandbox_id="sbx_" + hex_token(12),
         sut_config={"temperature": 0.0, "max_tokens": 2048},
         **fields,
     )

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import uuid
 from datetime import timedelta
 from typing import Any, TypeVar
 
@@ -40,6 +39,7 @@ from mock_server.engine import Ctx, Reply
 from mock_server.engine.compile import resolve
 from mock_server.policies.preconditions import weak_etag
 from mock_server.policies.problems import Problem, invalid, not_found
+from mock_server.state.ids import uuid4
 
 BUILD_MAX_TASKS = 2000
 Row = TypeVar("Row", AuthoredBenchmark, AuthoredSubset, AuthoredImpl)
@@ -144,7 +144,7 @@ async def create_benchmark(ctx: Ctx) -> Reply:
     body = ctx.body
     now = ctx.store.clock.now()
     row = AuthoredBenchmark(
-        id=f"bm_{uuid.uuid4()}",
+        id="bm_" + uuid4(),
         name=body["name"],
         description=body.get("description"),
         category=body.get("category"),

@@ -18,7 +18,6 @@ import csv
 import html
 import io
 import secrets
-import uuid
 from datetime import UTC, date, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
@@ -33,6 +32,7 @@ from mock_server.benchwright.store import Store, User
 from mock_server.engine import Ctx, Reply
 from mock_server.policies.problems import Problem, invalid, not_found
 from mock_server.state.clock import rfc3339
+from mock_server.state.ids import uuid4
 
 CURRENCY = "USD"
 CHECKOUT_BASE = "https://checkout.stripe.com/c/pay/"
@@ -333,7 +333,7 @@ async def create_topup(ctx: Ctx) -> Reply:
     """§10.2: a pending top-up and its hosted Checkout; the balance moves only once it is paid."""
     store = ctx.store
     row = TopUp(
-        id=str(uuid.uuid4()),
+        id=uuid4(),
         account_id=store.account_of(ctx.user).id,
         user_id=ctx.user.id,
         amount_cents=ctx.body["amount_cents"],

@@ -31,7 +31,6 @@ import dataclasses
 import math
 import struct
 import time
-import uuid
 import zlib
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime, timedelta
@@ -47,6 +46,7 @@ from mock_server.benchwright.resources import handler
 from mock_server.benchwright.store import Store, User
 from mock_server.engine import Ctx, Reply
 from mock_server.policies.problems import Problem, invalid
+from mock_server.state.ids import uuid4
 
 BOOT_SECONDS = 5.0
 HANDOFF_SECONDS = 1.0
@@ -297,7 +297,7 @@ def new_operator(
     at = at or store.clock.now()
     setting = store.settings.get((store.account_of(user).id, "operator_model"))
     op = Operator(
-        id=operator_id or str(uuid.uuid4()),
+        id=operator_id or uuid4(),
         user_id=user.id,
         name=name,
         status="booting",

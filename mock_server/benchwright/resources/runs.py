@@ -86,8 +86,8 @@ async def list_runs(ctx: Ctx) -> Reply:
             rows = [r for r in rows if keep(LIST_FIELDS[name](r))]
         rows = apply_sort(rows, [*keys, *NEWEST_FIRST], lambda r, name: LIST_FIELDS[name](r))
         chunk, pagination = page(rows, limit, token, "runs", key=lambda r: r.id)
-    body = b'{"data":[' + b",".join(run_bytes(store, r) for r in chunk) + b'],"pagination":'
-    return Reply(raw=body + orjson.dumps(pagination) + b"}")
+    rows = b",".join([run_bytes(store, r) for r in chunk])
+    return Reply(raw=b"".join((b'{"data":[', rows, b'],"pagination":', orjson.dumps(pagination), b"}")))
 
 
 @handler("getRunPhaseStats")
