@@ -1,11 +1,12 @@
 """The request journal `GET /__mock/requests` serves, credentials redacted.
 
-Recording keeps a flat record of plain values (method, path, query, the header pairs
-as a tuple of byte strings, the operation id, status, who called, when), never the body; entries are
+Recording keeps a flat record of plain values (method, path, query, the header lines
+as one bytes value, the operation id, status, who called, when), never the body; entries are
 rendered, and credentials redacted, when read. A record holds nothing the cyclic
 garbage collector has to follow, so the last 2,000 requests kept alive cost the
 collector nothing under load (holding each request's ASGI scope did: its graph of
-dicts and lists survived every young collection). It holds the last `size` requests
+dicts and lists survived every young collection; so did a tuple of its header pairs,
+which took a launch's p99 from 6 to 10 ms at 16 connections). It holds the last `size` requests
 (a bounded deque), so a mock up for days stays flat."""
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ class Journal:
                 scope["method"],
                 scope["path"],
                 scope.get("query_string", b""),
-                tuple(scope["headers"]),
+                b"\r\n".join(map(b": ".join, scope["headers"])),
                 op.operation_id if op else None,
                 status,
                 principal.kind if principal else None,
@@ -62,7 +63,8 @@ class Journal:
                     name: (REDACTED if name in secret else value)
                     for name, value in (
                         (raw_name.decode("latin-1").lower(), raw_value.decode("latin-1"))
-                        for raw_name, raw_value in headers
+                        for raw_name, _, raw_value in (line.partition(b": ") for line in headers.split(b"\r\n"))
+                        if raw_name
                     )
                 },
             }
