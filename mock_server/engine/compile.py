@@ -16,6 +16,7 @@ from typing import Any
 
 import jsonschema_rs
 
+from ..policies.pagination import clamp
 from ..policies.problems import invalid
 from .spec import MUTATING, SPEC_URI, iter_operations, path_regex
 
@@ -134,6 +135,10 @@ class Param:
     validator: Any
     clamp: dict[str, Any] | None
     default: Any
+    absent: Any = field(init=False)  # the value a request that leaves it out gets (x-clamp default, else default)
+
+    def __post_init__(self) -> None:
+        self.absent = clamp(None, self.clamp) if self.clamp else self.default
 
 
 @dataclass(slots=True)

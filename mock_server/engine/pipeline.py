@@ -70,7 +70,7 @@ def _add_headers(response: Response, headers: dict[bytes, bytes]) -> None:
     """Append the standard headers the response does not already carry (raw, for speed)."""
     raw = response.raw_headers
     present = {name for name, _ in raw}
-    raw.extend(item for item in headers.items() if item[0] not in present)
+    raw.extend([item for item in headers.items() if item[0] not in present])
 
 
 class Pipeline:
@@ -240,7 +240,7 @@ class Pipeline:
             if raw is None:
                 if param.required:
                     raise invalid(f"{param.location} parameter '{param.name}' is required", field=param.name)
-                values[param.name] = clamp(None, param.clamp) if param.clamp else param.default
+                values[param.name] = param.absent  # defaults are scalars (int, str, bool, None)
                 continue
             value = param.coerce(raw)
             validate_value(param, value)
