@@ -40,32 +40,6 @@ def _json(body: Any) -> bytes:
         return orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS)
 
 
-class Encoded(Response):
-    """A reply whose body is bytes already, as Starlette's `Response` would send it
-    (`Content-Length` unless 1xx/204/304, the media type with `charset=utf-8` for text),
-    its header list built in one pass: the general `init_headers` was a tenth of a
-    cached read."""
-
-    def __init__(self, body: bytes, status: int, headers: dict[str, str] | None, media_type: str | None) -> None:
-        self.status_code = status
-        self.background = None
-        self.body = body
-        self.media_type = media_type  # an idempotent replay is sent with the same type
-        raw = (
-            [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers.items()]
-            if headers
-            else []
-        )
-        given = {name for name, _ in raw} if raw else ()
-        if b"content-length" not in given and not (status < 200 or status in (204, 304)):
-            raw.append((b"content-length", str(len(body)).encode()))
-        if media_type is not None and b"content-type" not in given:
-            if media_type.startswith("text/") and "charset=" not in media_type.lower():
-                media_type += "; charset=utf-8"
-            raw.append((b"content-type", media_type.encode("latin-1")))
-        self.raw_headers = raw
-
-
 def _add_headers(response: Response, headers: dict[bytes, bytes]) -> None:
     """Append the standard headers the response does not already carry (raw, for speed)."""
     raw = response.raw_headers
@@ -218,10 +192,10 @@ class Pipeline:
         if not isinstance(result, Reply):
             result = Reply(result)
         if result.raw is not None:
-            return Encoded(result.raw, result.status, result.headers, result.media_type)
+            return Response(result.raw, result.status, result.headers, result.media_type)
         if result.status == 204 or (result.body is None and result.status in (202, 302)):
-            return Encoded(b"", result.status, result.headers, None)
-        return Encoded(_json(result.body), result.status, result.headers, result.media_type)
+            return Response(None, result.status, result.headers)
+        return Response(_json(result.body), result.status, result.headers, result.media_type)
 
     def _parameters(
         self, request: Request, op: Operation, path_params: dict[str, str]
