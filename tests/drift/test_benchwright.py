@@ -237,6 +237,7 @@ def _default_page(app):
     for param in app.state.mock.router.by_id["listRuns"].params:
         if param.name == "limit":
             param.clamp = {"default": param.clamp["default"] + 5, "max": param.clamp["max"]}
+            param.absent = param.clamp["default"]  # what a request without `limit` gets (compiled once)
     return app
 
 
