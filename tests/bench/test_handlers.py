@@ -444,3 +444,28 @@ def test_an_api_key_cannot_mint_or_gain_account_authority(client):
     }
     oauth = client.get("/api/headless/capabilities", headers=auth(OAUTH)).json()["credential"]
     assert oauth["account_authority"] is True
+
+
+PAGED_OPS = [
+    (m, t, o)
+    for m, t, o in OPS
+    if m == "GET" and {p["name"] for p in o.get("parameters", []) if p["in"] == "query"} & {"offset", "limit"}
+]
+
+
+@pytest.mark.parametrize(("method", "template", "op"), PAGED_OPS, ids=[o["operationId"] for _, _, o in PAGED_OPS])
+@pytest.mark.parametrize("value", ["T", "-1", "1.5", "0x10"])
+def test_a_bad_page_value_is_a_400_the_operation_documents(client, method, template, op, value):
+    """C-58 (pages): an unparsable or negative `offset`/`limit` is a clear 400 whose code the operation's own
+    `x-errors` lists, on every paged operation (the contract suite's `documented_error_code` finds any other)."""
+    names = [p["name"] for p in op.get("parameters", []) if p["in"] == "query" and p["name"] in ("offset", "limit")]
+    for name in names:
+        r = client.get(_path(template), params={name: value}, headers=auth(OAUTH))
+        assert r.status_code == 400, (name, r.text)
+        assert r.json()["error"]["code"] in op["x-errors"]["400"], (name, r.json()["error"])
+
+
+def test_a_limit_is_read_only_where_the_operation_declares_one(client):
+    """C-58: `limit` belongs to the operations that declare it; elsewhere a page has the default size."""
+    r = client.get("/api/ai-systems/123/test-library", params={"limit": "T"}, headers=auth(OAUTH))
+    assert r.status_code == 200, r.text
