@@ -97,3 +97,32 @@ def test_runs_at_one_instant_list_in_creation_order_and_past_runs_slot_in():
     index.remove(runs[0])
     assert [r.id for r in index.newest_first(["u"])] == ["b", "d"]
     assert [r.id for r in index.in_creation_order(["u", "v"])] == ["b", "c", "d", "e"]
+
+
+def test_a_remembered_page_is_forgotten_when_a_run_is_added_or_removed():
+    """§3.4, §3.5: a page read again after a launch or a delete holds the runs the walk would give."""
+    from mock_server.state.clock import DEFAULT_EPOCH as t
+
+    index = RunIndex()
+    a, b = _Run("a", "u", t), _Run("b", "u", t + timedelta(seconds=1))
+    index.add(a)
+    assert [r.id for r in index.page(("u",), None, 2)] == ["a"]
+    index.add(b)
+    assert [r.id for r in index.page(("u",), None, 2)] == ["b", "a"]
+    assert [r.id for r in index.page(("u",), b, 2)] == ["a"]
+    index.remove(a)
+    assert [r.id for r in index.page(("u",), None, 2)] == ["b"]
+    assert index.page(("u",), b, 2) == []
+    assert [r.id for r in index.page(("u",), None, 1)] == ["b"]
+
+
+def test_pages_read_again_through_the_api_follow_launches_and_deletes():
+    """§3.4, §4.3: the same `GET /v1/runs` before and after a launch and a delete answers the current runs."""
+    api = SpecCheckedClient(create_app()).as_token(["full"])
+    before = [run["id"] for run in api.get("/v1/runs?limit=3").json()["data"]]
+    assert before == [run["id"] for run in api.get("/v1/runs?limit=3").json()["data"]]
+    new = _launches(api, 1)[0]
+    after = [run["id"] for run in api.get("/v1/runs?limit=3").json()["data"]]
+    assert after == [new, *before[:2]]
+    assert api.delete(f"/v1/runs/{new}").status_code == 200
+    assert [run["id"] for run in api.get("/v1/runs?limit=3").json()["data"]] == before

@@ -5,6 +5,11 @@ created at the same instant in the order they were created. Each owner's runs ar
 kept ascending by (created_at, creation sequence); the listing walks them from the
 newest instant down, each instant's runs in creation order, so a page costs its
 size (plus a binary search per instant), not a scan and sort of every run.
+
+The pages asked for are remembered (`page`) until a run is added or removed: a run's
+owner, `created_at` and creation sequence never change once it is indexed, so nothing
+else can move a run in or out of a page, and a client polling its list pays for the
+walk once.
 """
 
 from __future__ import annotations
@@ -14,23 +19,27 @@ import math
 from bisect import bisect_left, insort
 from collections.abc import Iterable, Iterator
 from datetime import datetime
+from itertools import islice
 from operator import attrgetter
 from typing import Any
 
 _KEY = attrgetter("created_at", "seq")  # each owner's list is ascending by this
+_PAGES_KEPT = 256  # remembered pages (owner sets × cursors × sizes) before the memo starts over
 
 
 class RunIndex:
-    __slots__ = ("_seq", "by_owner")
+    __slots__ = ("_pages", "_seq", "by_owner")
 
     def __init__(self) -> None:
         self.by_owner: dict[str, list[Any]] = {}
         self._seq = 0
+        self._pages: dict[tuple[tuple[str, ...], int, int], list[Any]] = {}
 
     def add(self, run: Any) -> None:
         """Index a run (its `seq` is its place in creation order)."""
         self._seq += 1
         run.seq = self._seq
+        self._pages.clear()
         runs = self.by_owner.setdefault(run.user_id, [])
         if not runs or runs[-1].created_at <= run.created_at:
             runs.append(run)
@@ -44,6 +53,7 @@ class RunIndex:
         at = bisect_left(runs, (run.created_at, run.seq), key=_KEY)
         if at < len(runs) and runs[at] is run:
             del runs[at]
+            self._pages.clear()
 
     def owners(self) -> list[str]:
         return list(self.by_owner)
@@ -56,6 +66,17 @@ class RunIndex:
         if len(walks) == 1:
             return walks[0]
         return heapq.merge(*walks, key=lambda run: (run.created_at, -run.seq), reverse=True)
+
+    def page(self, owners: tuple[str, ...], after: Any, size: int) -> list[Any]:
+        """The first `size` runs of `newest_first(owners, after)`, remembered until a run is
+        added or removed (the list is shared: the caller must not change it)."""
+        key = (owners, 0 if after is None else after.seq, size)
+        found = self._pages.get(key)
+        if found is None:
+            if len(self._pages) >= _PAGES_KEPT:
+                self._pages.clear()
+            found = self._pages[key] = list(islice(self.newest_first(owners, after), size))
+        return found
 
     def in_creation_order(self, owners: Iterable[str]) -> list[Any]:
         """The owners' runs, oldest created first (the order they were added in)."""

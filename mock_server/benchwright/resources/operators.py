@@ -29,9 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import struct
 import time
-import zlib
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -41,6 +39,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from mock_server.benchwright.model import ledger
 from mock_server.benchwright.model import lifecycle as pipeline
+from mock_server.benchwright.model.charts import bar_chart_png
 from mock_server.benchwright.model.rows import InboxMessage, Operator, OperatorTurn
 from mock_server.benchwright.resources import handler
 from mock_server.benchwright.store import Store, User
@@ -182,31 +181,6 @@ def _reply_text(store: Store, op: Operator, text: str) -> str:
 
 def _preview(text: str) -> str:
     return " ".join(text.split())[:PREVIEW_CHARS]
-
-
-def bar_chart_png(values: list[int], width: int = 48, height: int = 32) -> bytes:
-    """A small, real PNG: one bar per value on a white ground."""
-    top = max(values) or 1
-    slot = width // len(values)
-    rows = []
-    for y in range(height):
-        row = bytearray(b"\x00")  # filter type: none
-        for x in range(width):
-            bar = x // slot
-            filled = bar < len(values) and x % slot < slot - 2 and height - y <= values[bar] * height // top
-            row += b"\x2b\x6c\xb0" if filled else b"\xff\xff\xff"
-        rows.append(bytes(row))
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(b"".join(rows)))
-        + chunk(b"IEND", b"")
-    )
 
 
 def kill_chat(mock: Any, operator_id: str, death_log: str | None = None) -> dict[str, Any]:

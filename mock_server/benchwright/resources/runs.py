@@ -9,7 +9,6 @@ costs, halts) is `model/lifecycle.py`.
 from __future__ import annotations
 
 from datetime import timedelta
-from itertools import islice
 from typing import Any
 
 import orjson
@@ -67,7 +66,7 @@ async def list_runs(ctx: Ctx) -> Reply:
     user = ctx.user
     store = ctx.store
     index = store.run_index
-    owners = index.owners() if ctx.query.get("scope") == "all" and user.admin else sorted(team_ids(store, user))
+    owners = tuple(index.owners() if ctx.query.get("scope") == "all" and user.admin else sorted(team_ids(store, user)))
     filters = build_filters(ctx.raw_query, ctx.op.raw.get("x-filters", {}))
     keys = parse_sort(ctx.query.get("sort"), ctx.op.raw.get("x-sorts", []), "-created_at")
     limit, token = ctx.query["limit"], ctx.query.get("page_token")
@@ -75,9 +74,9 @@ async def list_runs(ctx: Ctx) -> Reply:
     if not filters and all(key == NEWEST_FIRST[0] for key in keys):  # the default listing: read off the index
         after = None if token is None else store.runs.get(decode_cursor("runs", token))
         if token is None or (after is not None and after.user_id in owners):
-            chunk = list(islice(index.newest_first(owners, after), limit + 1))
-            pagination = {"has_more": len(chunk) > limit}
-            del chunk[limit:]
+            found = index.page(owners, after, limit + 1)
+            pagination = {"has_more": len(found) > limit}
+            chunk = found[:limit]
             if pagination["has_more"] and chunk:
                 pagination["next_page_token"] = encode_cursor("runs", chunk[-1].id)
     if chunk is None:  # filters, another order, or a cursor whose run is gone
