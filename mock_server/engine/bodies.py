@@ -85,7 +85,9 @@ def _media_type(request: Request) -> str:
 
 
 def parse_json(op: Operation, raw: bytes, media_type: str) -> Any:
-    if not raw.strip():
+    """The JSON body, validated. Only a zero-length body is an absent one: whitespace alone is
+    not a JSON text (RFC 8259), so it is refused as malformed, not read as "no body"."""
+    if not raw:
         if op.body_required:
             raise invalid("body: a JSON body is required", field="body")
         return None
@@ -121,7 +123,7 @@ def _typed(kind: str, value: str) -> Any:
 async def parse_multipart(request: Request, op: Operation, raw: bytes, limit: int) -> Body:
     assert op.form is not None
     media_type = _media_type(request)
-    if not raw.strip():
+    if not raw:
         if op.body_required:
             raise invalid("body: a multipart/form-data body is required", field="body")
         return Body(raw)

@@ -469,3 +469,13 @@ def test_a_limit_is_read_only_where_the_operation_declares_one(client):
     """C-58: `limit` belongs to the operations that declare it; elsewhere a page has the default size."""
     r = client.get("/api/ai-systems/123/test-library", params={"limit": "T"}, headers=auth(OAUTH))
     assert r.status_code == 200, r.text
+
+
+@pytest.mark.parametrize("blank", [b"\r", b" ", b"\n\t "])
+def test_a_whitespace_body_is_malformed_json_not_an_absent_body(client, blank):
+    """C-53 (errors): an optional JSON body may be left out (zero bytes), but whitespace alone is not a JSON
+    text (RFC 8259) and is refused as malformed with a 400, as schemathesis's negative cases expect."""
+    headers = {**auth(OAUTH), "Content-Type": "application/json"}
+    r = client.post("/api/account/api-keys/setup", content=blank, headers=headers)
+    assert (r.status_code, r.json()["error"]["code"]) == (400, "invalid_argument"), r.text
+    assert client.post("/api/account/api-keys/setup", content=b"", headers=headers).status_code == 200
