@@ -123,9 +123,14 @@ def bounded_protocol(api: Api, limit: int = MAX_HEAD_BYTES) -> type[asyncio.Prot
 def uvicorn_config(
     app: Any, api: Api, host: str, port: int, log_level: str, max_head_bytes: int, **options: Any
 ) -> Any:
-    """uvicorn's configuration for one mock (`options`: any other `uvicorn.Config` argument)."""
+    """uvicorn's configuration for one mock (`options`: any other `uvicorn.Config` argument).
+
+    No `Server: uvicorn` header (the mock stands in for the API's own server, and no
+    reference names one) and no proxy-headers middleware (it rewrites the client address
+    from `X-Forwarded-For`, which no mock reads)."""
     import uvicorn
 
+    options = {"server_header": False, "proxy_headers": False, **options}
     protocol = bounded_protocol(api, max_head_bytes)
     if protocol is None:  # pragma: no cover
         return uvicorn.Config(

@@ -25,14 +25,13 @@ class TierRateLimit:
             return {}
         store = self.api.store
         account = store.account_of(user)
-        quota = self.limiter.hit(
+        return self.limiter.hit(
             account.id,
             account.tier,
             "read" if method in ("GET", "HEAD") else "write",
             store.clock.now().timestamp(),
             account.quota_overrides,
         )
-        return quota.raw_headers()
 
     def reset(self) -> None:
         self.limiter.windows.clear()

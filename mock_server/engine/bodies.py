@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 from starlette.datastructures import UploadFile
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 
 from ..policies.problems import Problem, invalid
 from .compile import Operation, validate_body
@@ -51,17 +51,29 @@ async def read_limited(request: Request, limit: int) -> bytes:
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise _too_large(limit)
+    # The ASGI messages read directly (what `request.stream()` does, without an async generator
+    # per request); the request then holds the bytes as if `request.body()` had read them.
+    if hasattr(request, "_body"):  # already read: the same bytes, within the same limit
+        if len(request._body) > limit:
+            raise _too_large(limit)
+        return request._body
+    receive = request.receive
     chunks: list[bytes] = []
     size = 0
-    try:
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                raise _too_large(limit)
-            chunks.append(chunk)
-    except ClientDisconnect:
-        raise invalid("body: the client went away before sending it all", field="body") from None
-    raw = b"".join(chunks)
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":  # `http.disconnect`
+            request._is_disconnected = True
+            raise invalid("body: the client went away before sending it all", field="body")
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise _too_large(limit)
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    raw = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    request._stream_consumed = True
     request._body = raw  # later readers (a handler's request.body(), form parsing) see the same bytes
     return raw
 

@@ -30,13 +30,6 @@ class Quota:
     reset_seconds: int
     window_seconds: int
 
-    def raw_headers(self) -> dict[bytes, bytes]:
-        return {
-            b"x-ratelimit-limit": b"%d" % self.limit,
-            b"x-ratelimit-remaining": b"%d" % self.remaining,
-            b"x-ratelimit-reset": b"%d" % self.reset_epoch,
-        }
-
     def headers(self) -> dict[str, str]:
         return {
             "X-RateLimit-Limit": str(self.limit),
@@ -73,10 +66,7 @@ class RateLimiter:
         window: Window | None = None,
     ) -> Quota:
         window = window or self._window(account_id, now)
-        name = "read_rpm" if kind == "read" else "write_rpm"
-        limit = (
-            overrides[name] if overrides and name in overrides else (self.tiers.get(tier) or self.tiers["free"])[name]
-        )
+        limit = self._limit(tier, kind, overrides)
         count = window.reads if kind == "read" else window.writes
         reset = window.start + self.window_seconds
         return Quota(
@@ -88,11 +78,22 @@ class RateLimiter:
             window_seconds=self.window_seconds,
         )
 
-    def hit(self, account_id: str, tier: str, kind: str, now: float, overrides: dict[str, int] | None = None) -> Quota:
-        """Count one request, or raise `429 rate_limited` with `Retry-After`."""
+    def _limit(self, tier: str, kind: str, overrides: dict[str, int] | None) -> int:
+        name = "read_rpm" if kind == "read" else "write_rpm"
+        if overrides and name in overrides:
+            return overrides[name]
+        return (self.tiers.get(tier) or self.tiers["free"])[name]
+
+    def hit(
+        self, account_id: str, tier: str, kind: str, now: float, overrides: dict[str, int] | None = None
+    ) -> dict[bytes, bytes]:
+        """Count one request and answer its `X-RateLimit-*` headers (raw, for the pipeline),
+        or raise `429 rate_limited` with `Retry-After`."""
         window = self._window(account_id, now)
-        quota = self.quota(account_id, tier, kind, now, overrides, window)
-        if quota.remaining <= 0:
+        limit = self._limit(tier, kind, overrides)
+        count = window.reads if kind == "read" else window.writes
+        if count >= limit:
+            quota = self.quota(account_id, tier, kind, now, overrides, window)
             headers = quota.headers()
             headers["Retry-After"] = str(max(1, quota.reset_seconds))
             raise Problem(
@@ -103,9 +104,11 @@ class RateLimiter:
                 headers=headers,
             )
         if kind == "read":
-            window.reads += 1
+            window.reads = count + 1
         else:
-            window.writes += 1
-        quota.count += 1
-        quota.remaining -= 1
-        return quota
+            window.writes = count + 1
+        return {
+            b"x-ratelimit-limit": b"%d" % limit,
+            b"x-ratelimit-remaining": b"%d" % (limit - count - 1),
+            b"x-ratelimit-reset": b"%d" % int(window.start + self.window_seconds),
+        }
