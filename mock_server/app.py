@@ -32,9 +32,11 @@ def _head(path: str) -> str:
 
 
 class MockApp:
-    """The ASGI app: API paths to the engine, control and extra routes to Starlette."""
+    """The ASGI app: API paths to the engine, control and extra routes to Starlette.
+    With `cors`, a request carrying an `Origin` goes through it first (to a copy of
+    this app without it); a request without one skips it."""
 
-    def __init__(self, api: Api, starlette: Starlette) -> None:
+    def __init__(self, api: Api, starlette: Starlette, cors: dict[str, Any] | None = None) -> None:
         self.api = api
         self.starlette = starlette
         self.state = starlette.state
@@ -42,9 +44,15 @@ class MockApp:
         route_heads = {_head(getattr(r, "path", "")) for r in starlette.routes}
         self._starlette_only = frozenset(route_heads - engine_heads)
         self._shared = frozenset(route_heads & engine_heads)
+        self.cors = CORSMiddleware(MockApp(api, starlette), **cors) if cors is not None else None
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
+            if self.cors is not None:
+                for name, _ in scope["headers"]:
+                    if name == b"origin":
+                        await self.cors(scope, receive, send)
+                        return
             path = scope["path"]
             head = _head(path)
             if head not in self._starlette_only and (head not in self._shared or self.api.router.owns(path)):
@@ -54,30 +62,17 @@ class MockApp:
         await self.starlette(scope, receive, send)
 
 
-class Cors:
-    """CORS for browser clients on another origin (any origin, credentials allowed,
-    every response header exposed). Requests without an `Origin` skip it."""
-
-    def __init__(self, app: MockApp, expose: list[str]) -> None:
-        self.app = app
-        self.state = app.state
-        self.cors = CORSMiddleware(
-            app,
-            allow_origin_regex=".*",
-            allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"],
-            allow_headers=["*"],
-            allow_credentials=True,
-            expose_headers=expose,
-            max_age=600,
-        )
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            for name, _ in scope["headers"]:
-                if name == b"origin":
-                    await self.cors(scope, receive, send)
-                    return
-        await self.app(scope, receive, send)
+def cors_options(expose: list[str]) -> dict[str, Any]:
+    """CORS for browser clients on another origin: any origin, credentials allowed, every
+    response header the spec declares exposed."""
+    return {
+        "allow_origin_regex": ".*",
+        "allow_methods": ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"],
+        "allow_headers": ["*"],
+        "allow_credentials": True,
+        "expose_headers": expose,
+        "max_age": 600,
+    }
 
 
 def _response_headers(spec: dict[str, Any]) -> list[str]:
@@ -90,7 +85,7 @@ def _response_headers(spec: dict[str, Any]) -> list[str]:
     return sorted(names)
 
 
-def build_app(api: Api) -> MockApp | Cors:
+def build_app(api: Api) -> MockApp:
     routes: list[BaseRoute] = list(api.profile.extra_routes)
     if api.config.control:
         routes.extend(CORE_ROUTES)
@@ -98,11 +93,10 @@ def build_app(api: Api) -> MockApp | Cors:
     starlette = Starlette(routes=routes)
     starlette.state.api = api
     starlette.state.mock = api  # the name earlier releases used
-    app = MockApp(api, starlette)
-    return Cors(app, _response_headers(api.spec)) if api.config.cors else app
+    return MockApp(api, starlette, cors_options(_response_headers(api.spec)) if api.config.cors else None)
 
 
-def create_app(config: MockConfig | None = None, *, api: str = DEFAULT_API, **overrides: Any) -> MockApp | Cors:
+def create_app(config: MockConfig | None = None, *, api: str = DEFAULT_API, **overrides: Any) -> MockApp:
     """The mock of one registered API. `overrides` are fields of its config class."""
     chosen = profile(api)
     config = config or chosen.config(**overrides)

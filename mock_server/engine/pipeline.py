@@ -47,6 +47,19 @@ def _add_headers(response: Response, headers: dict[bytes, bytes]) -> None:
     raw.extend([item for item in headers.items() if item[0] not in present])
 
 
+def _response(result: Any) -> Response:
+    """A handler's answer as a response: a Response as is, else a `Reply` (or a bare JSON value)."""
+    if isinstance(result, Response):
+        return result
+    if not isinstance(result, Reply):
+        result = Reply(result)
+    if result.raw is not None:
+        return Response(result.raw, result.status, result.headers, result.media_type)
+    if result.status == 204 or (result.body is None and result.status in (202, 302)):
+        return Response(None, result.status, result.headers)
+    return Response(_json(result.body), result.status, result.headers, result.media_type)
+
+
 class Pipeline:
     def __init__(self, api: Api) -> None:
         self.api = api
@@ -163,8 +176,13 @@ class Pipeline:
                     cache.abandon(scope, key)
                     raise
         ctx = Ctx(request, op, principal, path_params, query, raw_query, body.json, self.api, body.form, body.files)
+        handler = self.handlers.get(op.operation_id)
         try:
-            response = await self._invoke(ctx)
+            if handler is None:
+                raise Problem(501, "not_configured", f"{op.operation_id} is not wired on this mock.")
+            response = _response(await handler(ctx))
+        except Refusal as refusal:
+            response = self.render(refusal.problem(), op, request_id)
         except Problem as problem:
             response = self.render(problem, op, request_id)
         except BaseException:
@@ -178,24 +196,6 @@ class Pipeline:
                 kept = {k: v for k, v in response.headers.items() if k.lower() in self.replayed_headers}
                 cache.finish(scope, key, response.status_code, response.body, response.media_type or "", kept)
         return response
-
-    async def _invoke(self, ctx: Ctx) -> Response:
-        handler = self.handlers.get(ctx.op.operation_id)
-        if handler is None:
-            raise Problem(501, "not_configured", f"{ctx.op.operation_id} is not wired on this mock.")
-        try:
-            result = await handler(ctx)
-        except Refusal as refusal:
-            raise refusal.problem() from None
-        if isinstance(result, Response):
-            return result
-        if not isinstance(result, Reply):
-            result = Reply(result)
-        if result.raw is not None:
-            return Response(result.raw, result.status, result.headers, result.media_type)
-        if result.status == 204 or (result.body is None and result.status in (202, 302)):
-            return Response(None, result.status, result.headers)
-        return Response(_json(result.body), result.status, result.headers, result.media_type)
 
     def _parameters(
         self, request: Request, op: Operation, path_params: dict[str, str]
