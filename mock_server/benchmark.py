@@ -5,7 +5,8 @@ each other registered API's hottest read) the mock runs with everything on (auth
 scopes, rate limiting with a raised ceiling, request validation, idempotency
 bookkeeping) beside a bare Starlette app that returns a constant body of the same
 size under the same server settings (uvicorn, one process, uvloop + httptools when
-installed). Both are up at once and `wrk` measures them in alternating rounds (mock,
+installed, no `Server` header and no proxy-headers middleware, as the mock's own
+uvicorn runs). Both are up at once and `wrk` measures them in alternating rounds (mock,
 bare, bare, mock, ...), so load from elsewhere on the machine falls on both alike;
 each round gives a ratio (mock req/s over the bare app's in the adjacent round) and
 the report gives the median ratio with its spread over the rounds, the median
@@ -40,6 +41,8 @@ import time
 from pathlib import Path
 
 import httpx
+
+from mock_server.server import UVICORN_SETTINGS
 
 ROOT = Path(__file__).resolve().parent.parent
 PRISM = ROOT / ".tools" / "node_modules" / ".bin" / "prism"
@@ -184,7 +187,8 @@ def mock_server_cmd(server: str, api: str, port: int) -> list[str]:
 def bare_cmd(server: str, port: int) -> list[str]:
     if server == "granian":
         return granian_cmd("mock_server.benchmark_bare:app", port)
-    return uvicorn_cmd("mock_server.benchmark_bare:app", port)
+    switches = [f"--{'' if on else 'no-'}{name.replace('_', '-')}" for name, on in UVICORN_SETTINGS.items()]
+    return uvicorn_cmd("mock_server.benchmark_bare:app", port, switches)
 
 
 def _benchwright_cases(mock_url: str) -> tuple[dict[str, str], list[tuple]]:

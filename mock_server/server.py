@@ -42,6 +42,8 @@ REFUSALS = {
     ),
 }
 REASONS = {414: b"URI Too Long", 431: b"Request Header Fields Too Large"}
+# uvicorn switches every mock runs with (`uvicorn_config`), and `make bench`'s bare app too
+UVICORN_SETTINGS = {"server_header": False, "proxy_headers": False}
 
 
 def head_refusal(api: Api, status: int, limit: int) -> bytes:
@@ -130,7 +132,7 @@ def uvicorn_config(
     from `X-Forwarded-For`, which no mock reads)."""
     import uvicorn
 
-    options = {"server_header": False, "proxy_headers": False, **options}
+    options = {**UVICORN_SETTINGS, **options}
     protocol = bounded_protocol(api, max_head_bytes)
     if protocol is None:  # pragma: no cover
         return uvicorn.Config(

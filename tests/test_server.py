@@ -72,6 +72,14 @@ def test_one_huge_header_line_is_refused_before_it_is_read_whole(benchgen):
     assert set(body) == {"detail", "code"}
 
 
+def test_no_server_header(benchgen):
+    """README Interpretations, "No `Server` header": a mock answers for the API's own server and no reference
+    names one, so uvicorn's `Server: uvicorn` is not sent; `Date` still is (RFC 9110 §6.6.1)."""
+    response = httpx.get(f"{benchgen.url}/api/competitions/public/")
+    assert response.status_code == 200
+    assert "server" not in response.headers and "date" in response.headers
+
+
 def test_heads_under_the_bound_are_served_one_after_another_on_one_connection(benchgen):
     """The bound is per request: three requests, each with a head of three quarters of the limit,
     pipelined on one keep-alive connection, are all answered 200."""
