@@ -15,7 +15,10 @@ At most one read chunk past the limit is ever held. Without httptools, uvicorn's
 parser is used with its incomplete-event limit set to the same figure (it answers
 with a plain-text 400/431 of its own).
 
-Granian (`--server granian`, installed by the `granian` extra) is the faster option
+uvicorn runs with `UVICORN_SETTINGS`: no `Server` header (a mock answers for the API's
+own server) and no proxy-headers middleware (no mock reads the client's address).
+
+Granian (`--server granian`, installed by the `granian` extra) is the other option
 (`make bench` measures both). It builds the app in its worker process from the
 command line (`mock_server.server:from_environment`), bounds heads with its own HTTP/1
 buffer set to the same figure, and answers an oversized head itself, in plain text.
