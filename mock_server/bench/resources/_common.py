@@ -78,13 +78,11 @@ def component(sys: AiSystem, raw: Any) -> Any:
 
 
 def paged(ctx: Ctx, items: list[dict[str, Any]]) -> dict[str, Any]:
-    """`{items, next_offset, total}` from the `offset`/`limit` query values (strings in the catalog). A `limit`
-    is read only where the operation declares one; elsewhere every page has the default size."""
+    """`{items, next_offset, total}` from the `offset`/`limit` query values (strings in the catalog). Only
+    the parameters the operation declares are read (`ctx.query`): elsewhere a page has the default size."""
     p = cfg(ctx).page
-    offset = parse_int(ctx.raw_query.get("offset"), "offset", 0)
-    declared = any(param.name == "limit" for param in ctx.op.params)
-    raw_limit = ctx.raw_query.get("limit") if declared else None
-    limit = min(parse_int(raw_limit, "limit", p["default_limit"], minimum=1), p["max_limit"])
+    offset = parse_int(ctx.query.get("offset"), "offset", 0)
+    limit = min(parse_int(ctx.query.get("limit"), "limit", p["default_limit"], minimum=1), p["max_limit"])
     return page(items, offset, limit, p["max_bytes"])
 
 
