@@ -1,10 +1,14 @@
-"""The bench's ceiling: a bare Starlette app answering a constant body.
+"""The bench's ceiling: a bare Starlette app answering a constant response.
 
 `BENCH_BODY` names a file holding the body (the same bytes the mock answered),
-`BENCH_STATUS` its status; `mock_app()` the mock of `BENCH_API` as an app factory.
-Used only by `mock_server.benchmark`.
+`BENCH_STATUS` its status, and `BENCH_HEADERS` (a JSON list of `[name, value]`
+pairs, empty by default) the header lines it adds to those the server and
+Starlette write, so it can answer the mock's whole response, not only its body;
+`mock_app()` is the mock of `BENCH_API` as an app factory. Used only by
+`mock_server.benchmark`.
 """
 
+import json
 import os
 
 from starlette.applications import Starlette
@@ -13,11 +17,17 @@ from starlette.routing import Route
 
 BODY = open(os.environ.get("BENCH_BODY", os.devnull), "rb").read()  # noqa: SIM115
 STATUS = int(os.environ.get("BENCH_STATUS", "200"))
+HEADERS = [
+    (name.encode("latin-1"), value.encode("latin-1"))
+    for name, value in json.loads(os.environ.get("BENCH_HEADERS", "[]"))
+]
 
 
 async def constant(request):
     await request.body()
-    return Response(BODY, STATUS, media_type="application/json")
+    response = Response(BODY, STATUS, media_type="application/json")
+    response.raw_headers.extend(HEADERS)
+    return response
 
 
 app = Starlette(routes=[Route("/{rest:path}", constant, methods=["GET", "POST"])])
