@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -21,11 +21,13 @@ _NO_SHIFT = timedelta(0)
 
 @dataclass(slots=True)
 class Step:
+    """One step: what it emits (`type`, `data`) at `at`, and what it costs and counts, if anything."""
+
     at: datetime
     type: str
     data: dict[str, Any]
-    cost: dict[str, float] = field(default_factory=dict)
-    tokens: dict[str, int] = field(default_factory=dict)
+    cost: dict[str, float] | None = None
+    tokens: dict[str, int] | None = None
 
 
 class Plan:

@@ -35,6 +35,19 @@ LEGACY_LIMITS = {  # §4.2.1: pre-`limits` spellings -> (level, quantity, scale 
 }
 
 
+def _by_section(spellings: dict[tuple[str, str], tuple[str, str, float]]) -> dict[str, list[tuple[str, Any]]]:
+    """The legacy spellings grouped by the body section that holds them, in their order."""
+    grouped: dict[str, list[tuple[str, Any]]] = {}
+    for (section, key), target in spellings.items():
+        grouped.setdefault(section, []).append((key, target))
+    return grouped
+
+
+LEGACY_BY_SECTION = _by_section(LEGACY_LIMITS)
+GEMINI_DRIVER = re.compile(r"^gemini-[0-9][\w.\-]*$")
+BENCHMARK_IN_REQUEST = re.compile(r"\brun\s+([A-Za-z0-9][\w\-.]*)", re.IGNORECASE)
+
+
 # -- preflight (§4.2.1, §4.2.5) ---------------------------------------------------
 
 
@@ -42,17 +55,21 @@ def _check_driver(user: User, spec: str | None) -> None:
     """An explicit Driver pin must be a priced Gemini model or `openrouter://` (§4.2.1)."""
     if spec is None or user.admin:
         return
-    if spec.startswith("openrouter://") or re.match(r"^gemini-[0-9][\w.\-]*$", spec):
+    if spec.startswith("openrouter://") or GEMINI_DRIVER.match(spec):
         return
     raise Problem(403, "admin_required", f"Driver '{spec}' is not a priced Gemini model or an openrouter:// spec.")
 
 
 def _limits(body: dict[str, Any]) -> dict[str, dict[str, float]]:
     limits: dict[str, dict[str, float]] = {}
-    for (section, key), (level, quantity, scale) in LEGACY_LIMITS.items():
-        value = (body.get(section) or {}).get(key)
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            limits.setdefault(level, {})[quantity] = value * scale
+    for section, spellings in LEGACY_BY_SECTION.items():
+        values = body.get(section)
+        if not values:
+            continue
+        for key, (level, quantity, scale) in spellings:
+            value = values.get(key)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                limits.setdefault(level, {})[quantity] = value * scale
     for level, quantities in (body.get("limits") or {}).items():
         if level == "attempt" and "cost" in (quantities or {}):
             raise invalid(
@@ -205,7 +222,7 @@ def _model_pin(body: dict[str, Any], fallback: dict[str, Any] | None) -> dict[st
 
 
 def _benchmark_name(text: str) -> str:
-    match = re.search(r"\brun\s+([A-Za-z0-9][\w\-.]*)", text, re.IGNORECASE)
+    match = BENCHMARK_IN_REQUEST.search(text)
     return match.group(1) if match else "adhoc"
 
 
