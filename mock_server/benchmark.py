@@ -15,7 +15,7 @@ proxy-headers middleware, as the mock's own uvicorn runs):
 The ratio the targets are read against is the mock's over the bare app's: both then
 put the same bytes on the wire, and the ratio measures what the mock does, not what
 its header lines cost the stack (on this stack five short header lines take about a
-quarter of the bare app's throughput on a small body). The body-only ratio is reported
+fifth of the bare app's throughput on a small body). The body-only ratio is reported
 beside it. All three are up at once and `wrk` measures them in alternating rounds
 (mock, bare, body-only, then the reverse), so load from elsewhere on the machine falls on
 all alike; each round gives ratios (mock req/s over each bare app's in the same round)
