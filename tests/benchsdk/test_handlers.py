@@ -643,10 +643,14 @@ def test_subscribed_feed_runs_are_read_only(platform, spec_errors):
 
 
 def test_an_empty_participant_slug_is_refused(platform, spec_errors):
-    """The participant filter is a comma-separated list of slugs, each at least one character
-    (spec `participant`: `style: form, explode: false`, items `minLength: 1`): `e2b,` and `,`
-    carry an empty slug and are `400 invalid_argument`, not the unfiltered list; `e2b,modal` is two."""
-    for raw in ("e2b,", ","):
+    """The participant filter is a comma-separated list of at least one slug, each at least one
+    character (spec `participant`: `style: form, explode: false`, `minItems: 1`, items
+    `minLength: 1`): `e2b,` and `,` carry an empty slug, and `participant=` is either no slugs
+    or one empty slug (the same text serializes both), so all three are `400 invalid_argument`,
+    not the unfiltered list; `e2b,modal` is two. The steps filter is read the same way."""
+    for raw in ("e2b,", ",", ""):
         response = platform.call("GET", "/benchmarks/runs", params={"participant": raw}, expect=None)
         refused(response, 400, "invalid_argument", spec_errors, "listAllRuns")
+        response = platform.call("GET", f"/benchmarks/{SLUG}/results", params={"steps": raw}, expect=None)
+        refused(response, 400, "invalid_argument", spec_errors, "getBenchmarkResults")
     assert isinstance(platform.get("/benchmarks/runs", participant="e2b,modal")["items"], list)
