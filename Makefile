@@ -13,6 +13,9 @@ HOST ?= 127.0.0.1
 API ?=
 # SEEDS=N: make contract runs everything N times in a row, hypothesis seeds 1..N (reports/seed-<n>/)
 SEEDS ?=
+# ALLOW=spend,writes,destructive: the opt-ins against a deployment; MAX_REQUESTS=N: the request budget
+ALLOW ?=
+MAX_REQUESTS ?=
 # SET='FIELD=VALUE ...': make serve passes each as --set (a config field, e.g. keep_finished_runs=100)
 SET ?=
 
@@ -37,7 +40,7 @@ serve: install
 	$(BIN)/python -m mock_server.serve --host $(HOST) $(if $(API),--api $(API)) $(if $(PORT),--port $(PORT)) $(foreach s,$(SET),--set $(s))
 
 contract: install
-	$(BIN)/harness-contract --profile $(PROFILE) --report-dir reports $(if $(API),--api $(API)) $(if $(SEEDS),--seeds $(SEEDS))
+	$(BIN)/harness-contract --profile $(PROFILE) --report-dir reports $(if $(API),--api $(API)) $(if $(SEEDS),--seeds $(SEEDS)) $(if $(ALLOW),--allow $(ALLOW)) $(if $(MAX_REQUESTS),--max-requests $(MAX_REQUESTS))
 
 # the stress suite (reports/stress.md): fuzzing, hostile input, races, streams, disclosure, uptime;
 # SHORT=1 for the CI size (tests/stress runs it in make test), API=NAME for one API

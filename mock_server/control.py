@@ -8,6 +8,7 @@ JSON in and out. Outside tools depend on these routes exactly:
     POST   /__mock/faults           {operation_id?, method?, path?, status?, latency_ms?, sse_drop_after?} -> 201
     DELETE /__mock/faults           -> 204
     GET    /__mock/openapi.json     -> the API's bundled spec
+    GET    /__mock/credentials      -> 200 {VARIABLE: value}, the ready credentials `make serve` prints
 
 Each API adds its own routes (users, tokens, ...) in its package's `control.py`,
 built with `route()` below so their errors come out in the API's format.
@@ -129,6 +130,14 @@ async def openapi(request: Request) -> Response:
     return Response(api_of(request).spec_json, 200, media_type="application/json")
 
 
+async def credentials(request: Request) -> Response:
+    """The ready credentials the start-up banner prints, by the variable a client reads them from,
+    so a tool given only a served mock's URL can talk to it (the contract runner, the pytest plugin)."""
+    api = api_of(request)
+    ready = api.profile.ready_credentials
+    return json_response(dict(ready(api)) if ready else {})
+
+
 CORE_ROUTES = [
     route("/__mock/reset", reset, "POST"),
     route("/__mock/clock", clock, "POST"),
@@ -136,4 +145,5 @@ CORE_ROUTES = [
     route("/__mock/faults", add_fault, "POST"),
     route("/__mock/faults", clear_faults, "DELETE"),
     route("/__mock/openapi.json", openapi, "GET"),
+    route("/__mock/credentials", credentials, "GET"),
 ]

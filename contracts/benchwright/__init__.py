@@ -7,6 +7,7 @@ from contracts.runner.api import ContractApi
 
 from .claims import CLAIMS
 from .plan import plan
+from .prepare import ROLE_ENVS, prepare
 
 CONTRACT = ContractApi(
     name="benchwright",
@@ -17,6 +18,8 @@ CONTRACT = ContractApi(
     redactions=((r"bw_live_pat_[0-9a-f]+", "$BW_PAT"), (r"(bw_session=)[^;'\"\s]+", r"\1[redacted]")),
     plan=plan,
     conformance=False,  # its own conformance tests send the session cookie and its conventions check
+    prepare=prepare,
+    role_envs=ROLE_ENVS,
 )
 
 from .crawl import CRAWL  # noqa: E402  (the crawl's hooks, read by `contracts.runner.crawl`)

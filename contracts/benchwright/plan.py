@@ -7,14 +7,15 @@ import os
 
 
 def plan(args: argparse.Namespace) -> str:
+    from contracts.benchwright.prepare import ROLE_ENVS
     from contracts.benchwright.suite._support import session_only
-    from contracts.runner.safety import Policy
+    from contracts.runner.safety import LIVE_DEFAULT_BUDGET, RunPolicy
     from mock_server.apis import bundle
     from mock_server.engine.spec import iter_operations
 
     url = os.environ.get("BW_API_URL")
     live = bool(url)
-    policy = Policy(
+    policy = RunPolicy(
         live=live,
         allow_spend=args.allow_spend,
         allow_destructive=args.allow_destructive,
@@ -54,6 +55,13 @@ def plan(args: argparse.Namespace) -> str:
         " only), SSE resume and keep-alives (§5.2), derived billing, cost and task figures (§10, §4.1, §7.1),"
         " non-disclosure of secret and token values (§9.1, §2.4), run lifecycle (§4.1.1, §4.6-§4.11; mock or"
         " --allow-spend).",
-        f"Request budget: {args.max_requests or ('2000' if live else 'unlimited')}; 429s wait out Retry-After.",
+        f"Request budget: {args.max_requests or (LIVE_DEFAULT_BUDGET if live else 'unlimited')};"
+        " paced under X-RateLimit-*; 429s wait out Retry-After.",
     ]
+    if live:
+        given = [
+            f"{var} ({role}: {'set' if os.environ.get(var) else 'unset: its checks are skipped'})"
+            for role, var in ROLE_ENVS.items()
+        ]
+        lines.append("Extra credentials that widen the scope and token checks: " + ", ".join(given) + ".")
     return "\n".join(lines)

@@ -26,6 +26,11 @@ class ContractApi:
     checks: tuple[Callable[..., Any], ...] = ()  # extra schemathesis checks (ctx, response, case) per response
     conformance_exclude: tuple[str, ...] = ()  # operationIds the fuzzer leaves to the API's own checks
     mock: str = ""  # the mock's registry name or "module:attribute" of its Profile (default: `name`)
+    # on a mock target (embedded or served): makes the suite's own account and credentials through
+    # the control surface, into `session.env` / `session.tokens` (a credential given is never spent)
+    prepare: Callable[[Any], None] | None = None
+    # extra credentials by role, and the variable that gives each on a deployment ("readonly": "BW_PAT_READONLY")
+    role_envs: dict[str, str] = field(default_factory=dict)
 
     def claim_list(self) -> list[Claim]:
         values = self.claims.values() if isinstance(self.claims, dict) else self.claims

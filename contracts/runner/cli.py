@@ -1,8 +1,16 @@
 """`harness-contract` (alias `benchwright-contract`): run the contract suites and write their reports.
 
-    harness-contract [--api NAME ...] [--profile quick|full] [--plan] [--allow-spend]
-                     [--allow-destructive] [--allow-writes] [--max-requests N] [--seed N | --seeds N]
-                     [--report-dir reports] [-k EXPR]
+    harness-contract [--api NAME ...] [--profile quick|full] [--plan] [--allow spend,writes,destructive]
+                     [--allow-spend] [--allow-destructive] [--allow-writes] [--max-requests N]
+                     [--seed N | --seeds N] [--report-dir reports] [-k EXPR]
+
+Target: per API, its URL variable unset is the embedded mock; set, the suite finds out
+whether it is a mock someone served (its `/__mock` surface answers: the suite makes its own
+credentials there) or a deployment (staging with opt-ins, production without), see
+`contracts.runner.session`. Every option has an environment spelling read by every API's
+suite: `HARNESS_CONTRACT_ALLOW_SPEND`, `..._ALLOW_WRITES`, `..._ALLOW_DESTRUCTIVE`,
+`..._MAX_REQUESTS`, `..._PROFILE`, `..._SEED` (`BW_CONTRACT_*` accepted too), and
+`make contract ALLOW=spend,writes,destructive MAX_REQUESTS=N` passes them.
 
 Which APIs: those named with `--api` (repeatable); else, when any API's live URL
 variable is set (`BW_API_URL`, `BENCHMARKS_PLATFORM_URL`, `BENCHGEN_API_URL`,
@@ -31,6 +39,7 @@ import sys
 from pathlib import Path
 
 from contracts.apis import CONTRACT_APIS, contract
+from contracts.runner.safety import LIVE_DEFAULT_BUDGET, OPT_INS, setting
 
 ROOT = Path(__file__).resolve().parents[2]
 OPTION_ENV = {
@@ -50,10 +59,17 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument(
         "--profile",
         choices=["quick", "full"],
-        default=os.environ.get("HARNESS_CONTRACT_PROFILE") or os.environ.get("BW_CONTRACT_PROFILE", "quick"),
+        default=setting("PROFILE") or "quick",
         help="quick: derandomized, under a minute per API against the mock; full: deeper, for nightly runs",
     )
     parser.add_argument("--plan", action="store_true", help="list what would be called, without calling anything")
+    parser.add_argument(
+        "--allow",
+        type=_opt_ins,
+        default=[],
+        metavar="spend,writes,destructive",
+        help="the opt-ins against a deployment, comma-separated (the same as the three --allow-* flags)",
+    )
     parser.add_argument(
         "--allow-spend", action="store_true", help="against a live target, also run operations that spend money"
     )
@@ -63,13 +79,23 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument(
         "--allow-writes", action="store_true", help="against a live target, also run writes that change existing state"
     )
-    parser.add_argument("--max-requests", type=int, help="request budget per API (live default 2000)")
+    parser.add_argument(
+        "--max-requests", type=int, help=f"request budget per API (default against a deployment: {LIVE_DEFAULT_BUDGET})"
+    )
     seeds = parser.add_mutually_exclusive_group()
     seeds.add_argument("--seed", type=int, help="a hypothesis seed (runs non-derandomized with that seed)")
     seeds.add_argument("--seeds", type=int, metavar="N", help="run everything with seeds 1..N in a row")
     parser.add_argument("--report-dir", default="reports")
     parser.add_argument("-k", dest="keyword", help="only checks matching this pytest -k expression")
     return parser
+
+
+def _opt_ins(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in OPT_INS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown opt-in {', '.join(unknown)}; known: {', '.join(OPT_INS)}")
+    return names
 
 
 def selected(args: argparse.Namespace) -> list[str]:
@@ -82,14 +108,14 @@ def selected(args: argparse.Namespace) -> list[str]:
 def _environment(args: argparse.Namespace, name: str) -> dict[str, str]:
     env = dict(os.environ)
     env["HARNESS_CONTRACT_API"] = name
-    env["HARNESS_CONTRACT_PROFILE"] = env["BW_CONTRACT_PROFILE"] = args.profile
+    env["HARNESS_CONTRACT_PROFILE"] = args.profile
     for option, suffix in OPTION_ENV.items():
-        if getattr(args, option):
-            env[f"HARNESS_CONTRACT_{suffix}"] = env[f"BW_CONTRACT_{suffix}"] = "1"
+        if getattr(args, option) or option.removeprefix("allow_") in args.allow:
+            env[f"HARNESS_CONTRACT_{suffix}"] = "1"
     if args.max_requests is not None:
-        env["HARNESS_CONTRACT_MAX_REQUESTS"] = env["BW_CONTRACT_MAX_REQUESTS"] = str(args.max_requests)
+        env["HARNESS_CONTRACT_MAX_REQUESTS"] = str(args.max_requests)
     if args.seed is not None:
-        env["HARNESS_CONTRACT_SEED"] = env["BW_CONTRACT_SEED"] = str(args.seed)
+        env["HARNESS_CONTRACT_SEED"] = str(args.seed)
     env.update(contract(name).extra_env)
     return env
 

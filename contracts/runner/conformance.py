@@ -29,8 +29,8 @@ from schemathesis import Config
 from schemathesis.core.parameters import ParameterLocation
 
 from .claims import SCHEMATHESIS, Drift
+from .pacing import send
 from .report import CASES
-from .safety import Policy
 
 Check = Callable[[Any, Any, Any], Any]
 
@@ -159,13 +159,13 @@ class Conformance:
         def test_spec_conformance(case, contract_session):
             session = contract_session
             name, method, op = conformance.by_label[case.operation.label]
-            allowed, reason = _policy(session).permits(method, op)
+            allowed, reason = session.policy.permits(method, op)
             if not allowed:
                 pytest.skip(f"{name} {reason}")
             headers = conformance.case_headers(case, op, session.env)
             CASES[case.operation.label] += 1
-            session.policy.charge()
-            response = case.call(base_url=session.base_url, headers=headers, timeout=30)
+            attempt = lambda: case.call(base_url=session.base_url, headers=headers, timeout=30)  # noqa: E731
+            response = send(session.policy, session.pacer, method, attempt)
             case.validate_response(response, additional_checks=conformance.checks, headers=headers)
 
         return test_spec_conformance
@@ -176,7 +176,7 @@ class Conformance:
         @pytest.mark.claim("stateful.links", *SCHEMATHESIS.values())
         def test_links_state_machine(contract_session):
             session = contract_session
-            policy = _policy(session)
+            policy = session.policy
             refused = [name for name, method, op in conformance.by_label.values() if not policy.permits(method, op)[0]]
             schema = conformance.schema.exclude(operation_id=refused) if refused else conformance.schema
             base = schema.as_state_machine()
@@ -189,8 +189,7 @@ class Conformance:
 
                 def call(self, case, **kwargs):
                     CASES[case.operation.label] += 1
-                    session.policy.charge()
-                    return case.call(**kwargs)
+                    return send(session.policy, session.pacer, case.method, lambda: case.call(**kwargs))
 
                 def validate_response(self, response, case, additional_checks=None, **kwargs):
                     super().validate_response(response, case, additional_checks=conformance.checks, **kwargs)
@@ -231,10 +230,3 @@ def _kept_credentials(case: Any, generated: dict[str, str], credentials: dict[st
         return credentials
     present = {name.lower() for name in generated}
     return {name: value for name, value in credentials.items() if name.lower() in present}
-
-
-def _policy(session: Any) -> Policy:
-    p = session.policy
-    return Policy(
-        live=p.live, allow_spend=p.allow_spend, allow_destructive=p.allow_destructive, allow_writes=p.allow_writes
-    )

@@ -28,7 +28,8 @@ import httpx
 import orjson
 
 from .claims import Claim, Drift, register
-from .safety import BudgetExceeded
+from .pacing import RateLimited
+from .safety import BudgetExceeded, setting
 from .validation import ResponseValidator
 
 # (crawl, operation, path, status, headers, content, parsed body) -> [(claim id, message)]; `crawl.bodies`
@@ -194,7 +195,6 @@ class Crawl:
         hooks: CrawlHooks | None = None,
         budget: int = 400,
         per_template: int = 8,
-        charge: Callable[[], None] | None = None,
         permits: Callable[[str, dict[str, Any]], tuple[bool, str]] | None = None,
         client: httpx.Client | None = None,
     ) -> None:
@@ -207,7 +207,6 @@ class Crawl:
         self.credentials = credentials
         self.budget = budget
         self.per_template = per_template
-        self.charge = charge
         self.permits = permits
         self.client = client or httpx.Client(timeout=30.0)
         self.validator = ResponseValidator(bundle)
@@ -328,16 +327,13 @@ class Crawl:
         self._seen.add(key)
         name = op["operationId"]
         self._count[name] = self._count.get(name, 0) + (0 if anonymous else 1)
-        if self.charge is not None:
-            try:
-                self.charge()
-            except BudgetExceeded as exc:  # the run's budget is spent: stop reading, keep what was found
-                self.stopped = str(exc)
-                self.budget = len(self.visits)
-                return
         headers = {} if anonymous else self.headers(op)
         try:
             response = self.client.get(self.base_url + path, headers=headers)
+        except (BudgetExceeded, RateLimited) as exc:  # the run's budget is spent: stop reading, keep what was found
+            self.stopped = str(exc)
+            self.budget = len(self.visits)
+            return
         except httpx.HTTPError as exc:
             self.drifts.append(Drift("spec.server_error", f"GET {path}", f"{type(exc).__name__}: {exc}"))
             return
@@ -433,13 +429,7 @@ def for_session(api: str, session: Any, budget: int | None = None) -> Crawl:
     from contracts.apis import CONTRACT_APIS, contract
     from mock_server.apis import bundle
 
-    from .safety import Policy
-
     spec = contract(api)
-    p = session.policy
-    policy = Policy(
-        live=p.live, allow_spend=p.allow_spend, allow_destructive=p.allow_destructive, allow_writes=p.allow_writes
-    )
     hooks = hooks_of(CONTRACT_APIS.get(api, api.partition(":")[0]))
     return Crawl(
         bundle(spec.mock or spec.name),
@@ -448,16 +438,15 @@ def for_session(api: str, session: Any, budget: int | None = None) -> Crawl:
         spec.credentials,
         hooks=hooks,
         budget=budget or crawl_budget(session.live),
-        charge=p.charge,
-        permits=policy.permits,
+        permits=session.policy.permits,
+        client=session.client(),
     )
 
 
 def crawl_budget(live: bool) -> int:
     """Quick: a few hundred reads; full (nightly): more; live targets: a fifth of the run's default budget."""
-    import os
 
-    full = (os.environ.get("HARNESS_CONTRACT_PROFILE") or "quick") == "full"
+    full = (setting("PROFILE") or "quick") == "full"
     if live:
         return 400
     return 3000 if full else 800

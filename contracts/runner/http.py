@@ -4,12 +4,12 @@ to reproduce any exchange with curl (credentials redacted)."""
 from __future__ import annotations
 
 import shlex
-import time
 from typing import Any
 
 import httpx
 
-from contracts.runner.safety import MAX_RETRY_WAIT, Policy
+from contracts.runner.pacing import PacedTransport, Pacer
+from contracts.runner.safety import RunPolicy
 
 REDACTED = {"authorization": "Bearer $BW_PAT", "cookie": "[redacted]"}
 
@@ -27,43 +27,31 @@ def curl(request: httpx.Request) -> str:
     return " ".join(shlex.quote(p) for p in parts)
 
 
-def send_with_retry(policy: Policy, send, describe: str = "") -> Any:
-    """Call `send()` (one request), retrying 429s after their `Retry-After`."""
-    for _ in range(4):
-        policy.charge()
-        response = send()
-        if response.status_code != 429:
-            return response
-        wait = _retry_after(response)
-        if wait is None or wait > MAX_RETRY_WAIT:
-            return response
-        time.sleep(wait)
-    return response
-
-
-def _retry_after(response: Any) -> float | None:
-    value = response.headers.get("Retry-After")
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return None
-
-
 class SuiteClient:
-    def __init__(self, base_url: str, policy: Policy, token: str | None = None, timeout: float = 30.0) -> None:
+    """A client of the target carrying one bearer credential; every request is charged,
+    paced and retried after a 429 as the run's policy says (`contracts.runner.pacing`)."""
+
+    def __init__(
+        self,
+        base_url: str,
+        policy: RunPolicy,
+        token: str | None = None,
+        timeout: float = 30.0,
+        pacer: Pacer | None = None,
+    ) -> None:
         self.policy = policy
+        self.pacer = pacer or Pacer()
         self.token = token
-        self.http = httpx.Client(base_url=base_url, timeout=timeout)
+        self.http = httpx.Client(base_url=base_url, timeout=timeout, transport=PacedTransport(policy, self.pacer))
 
     def with_token(self, token: str | None) -> SuiteClient:
-        other = SuiteClient(str(self.http.base_url), self.policy, token)
-        return other
+        return SuiteClient(str(self.http.base_url), self.policy, token, pacer=self.pacer)
 
     def request(self, method: str, url: str, *, headers: dict[str, str] | None = None, **kw: Any) -> httpx.Response:
         merged = dict(headers or {})
         if self.token and "Authorization" not in merged:
             merged["Authorization"] = f"Bearer {self.token}"
-        return send_with_retry(self.policy, lambda: self.http.request(method, url, headers=merged, **kw))
+        return self.http.request(method, url, headers=merged, **kw)
 
     def get(self, url: str, **kw: Any) -> httpx.Response:
         return self.request("GET", url, **kw)

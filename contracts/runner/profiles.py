@@ -7,9 +7,9 @@ so a random run can be reproduced."""
 
 from __future__ import annotations
 
-import os
-
 from hypothesis import HealthCheck, settings
+
+from .safety import setting
 
 settings.register_profile(
     "quick",
@@ -33,8 +33,8 @@ settings.register_profile(
 
 
 def load() -> str:
-    name = os.environ.get("HARNESS_CONTRACT_PROFILE") or os.environ.get("BW_CONTRACT_PROFILE", "quick")
-    if os.environ.get("HARNESS_CONTRACT_SEED") or os.environ.get("BW_CONTRACT_SEED"):
+    name = setting("PROFILE") or "quick"
+    if setting("SEED"):
         settings.register_profile(f"{name}-seeded", settings.get_profile(name), derandomize=False)
         name = f"{name}-seeded"
     settings.load_profile(name)

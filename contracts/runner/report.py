@@ -79,9 +79,11 @@ class DriftReport:
             from contracts.runner.coverage import Coverage
 
             self.coverage = Coverage(api)
+        self.api = api
         self.findings: list[Finding] = []
         self.skipped: list[tuple[str, str]] = []
         self.passed = 0
+        self.failed = 0
 
     def pytest_configure(self, config):
         config.addinivalue_line("markers", "claim(*ids): the reference claims a check covers (coverage report)")
@@ -103,6 +105,8 @@ class DriftReport:
             report.nodeid = f"{nodeid[:-1]} ({label})]" if nodeid.endswith("]") else f"{nodeid} ({label})"
         if report.when == "call" and report.passed:
             self.passed += 1
+        if report.failed:
+            self.failed += 1
         if report.when == "call" and self.coverage is not None:
             self.coverage.ran(item)
         if report.skipped and call.excinfo is not None:
@@ -131,6 +135,7 @@ class DriftReport:
 
     def render(self) -> str:
         lines = [f"# Contract drift report: {self.target}", ""]
+        lines += reach(self.api, self.passed, self.failed, self.skipped)
         if not self.findings:
             lines += [f"No drift: {self.passed} checks passed.", ""]
         else:
@@ -180,3 +185,52 @@ class DriftReport:
             lines += [f"- `{test}`: {reason}" for test, reason in self.skipped]
             lines.append("")
         return "\n".join(lines)
+
+
+# A skipped check's reason, by what would let it run (`reach`): the first pattern found names it.
+SKIP_KINDS = (
+    ("request budget", "the request budget ran out"),
+    ("opt in with", "behind an opt-in (--allow ...)"),
+    ("control surface", "needs a mock's control surface"),
+    ("(set ", "needs a credential variable"),
+    ("full profile", "runs in the full profile"),
+    ("still answered 429", "rate limited at the bound"),
+)
+
+
+def skip_kind(reason: str) -> str:
+    return next((kind for needle, kind in SKIP_KINDS if needle in reason), "the target holds no data it needs")
+
+
+def reach(api: str | None, passed: int, failed: int, skipped: list[tuple[str, str]]) -> list[str]:
+    """What this run reached in its target mode: checks run, skipped by reason, failed, requests."""
+    from contracts.runner.session import _SESSIONS
+
+    session = _SESSIONS.get(api or "")
+    mode = session.mode if session is not None else "unresolved"
+    kinds = Counter(skip_kind(reason) for _, reason in skipped)
+    lines = [
+        "## Reach",
+        "",
+        f"Mode **{mode}**: {passed + failed} checks ran ({passed} passed, {failed} failed), {len(skipped)} skipped.",
+        "",
+    ]
+    if session is not None:
+        policy = session.policy
+        budget = f"of {policy.max_requests}" if policy.max_requests is not None else "(no budget)"
+        lines += [
+            f"Requests sent: {policy.spent} {budget}; opt-ins: {', '.join(policy.opt_ins) or 'none'};"
+            f" paced {session.pacer.waited:.0f} s under the target's rate limits.",
+            "",
+        ]
+        if policy.exhausted:
+            lines += [
+                f"The budget stopped {kinds['the request budget ran out']} check(s): run with a larger"
+                f" `--max-requests` (`MAX_REQUESTS=`) than {policy.max_requests} to run them.",
+                "",
+            ]
+    if kinds:
+        lines += ["| skipped because | checks |", "|---|---:|"]
+        lines += [f"| {kind} | {count} |" for kind, count in kinds.most_common()]
+        lines.append("")
+    return lines

@@ -1,39 +1,65 @@
-"""Safety against live targets: someone's real account.
+"""The run policy: what a contract run may send, and how much of it.
 
-What an operation costs is read from the spec's `x-live-safety`:
+One policy for every API's suite (`RunPolicy`), read by the one target resolver
+(`contracts.runner.session`). What an operation costs is read from the spec's
+`x-live-safety`:
 
 - `spends`: launching, forking, replaying or resuming runs, narration, top-ups,
-  subscriptions, operator create/start/message;
+  subscriptions, operator create/start/message, evaluations, joining a benchmark;
 - `destroys`: token rotation, and every DELETE;
 - `mutates`: writes that change state the account already has, or reach other
   people (settings, visibility, secrets, host policy, billing controls, team
   membership and invites, operator shutdown, catalog edits, bug reports).
 
-Against a target without the mock's control surface, those run only when the
-user opts in; reads and the creation of new private catalog rows always run:
+Against a target without the mock's control surface (a staging or production
+deployment), those run only when the user opts in; reads and the creation of new
+private rows of the suite's own always run. Each opt-in has three spellings:
 
-    --allow-spend        / BW_CONTRACT_ALLOW_SPEND=1
-    --allow-destructive  / BW_CONTRACT_ALLOW_DESTRUCTIVE=1
-    --allow-writes       / BW_CONTRACT_ALLOW_WRITES=1
+    --allow-spend        HARNESS_CONTRACT_ALLOW_SPEND=1        make contract ALLOW=spend
+    --allow-destructive  HARNESS_CONTRACT_ALLOW_DESTRUCTIVE=1  make contract ALLOW=destructive
+    --allow-writes       HARNESS_CONTRACT_ALLOW_WRITES=1       make contract ALLOW=writes
 
-A request budget (`--max-requests` / BW_CONTRACT_MAX_REQUESTS; 2000 by default
-against live targets, unlimited against a mock) stops the suite before it
-exceeds it, and `Retry-After` is honoured on 429s (up to `MAX_RETRY_WAIT` s).
+(`BW_CONTRACT_*`, the names the first Benchwright suite read, are accepted too.)
+A request budget (`--max-requests`, `HARNESS_CONTRACT_MAX_REQUESTS`, `make contract
+MAX_REQUESTS=N`; `LIVE_DEFAULT_BUDGET` against a deployment, unlimited against a
+mock) stops the suite before it exceeds it: the checks it stops are skipped and
+the report names them and the budget that would run them.
 """
 
 from __future__ import annotations
 
+import os
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
-MAX_RETRY_WAIT = 60.0
-LIVE_DEFAULT_BUDGET = 2000
+# The longest `Retry-After` the suite waits out before giving up on a request.
+MAX_RETRY_WAIT = 90.0
+# The default request budget against a deployment: the staging quick profile of the
+# largest suite (Benchwright) sends about 3,000 requests; this leaves it room.
+LIVE_DEFAULT_BUDGET = 6000
+ENV_PREFIXES = ("HARNESS_CONTRACT_", "BW_CONTRACT_")
+OPT_INS = ("spend", "writes", "destructive")
 
 
-def costs(method: str, operation: dict[str, Any]) -> set[str]:
+def setting(name: str, env: Mapping[str, str] | None = None) -> str:
+    """A run option from the environment: `HARNESS_CONTRACT_<name>`, else `BW_CONTRACT_<name>`."""
+    source = os.environ if env is None else env
+    for prefix in ENV_PREFIXES:
+        value = source.get(prefix + name)
+        if value:
+            return value
+    return ""
+
+
+def enabled(name: str, env: Mapping[str, str] | None = None) -> bool:
+    return setting(name, env).lower() in ("1", "true", "yes")
+
+
+def costs(method: str, operation: Mapping[str, Any]) -> set[str]:
     kinds = set()
     marked = operation.get("x-live-safety")
     if marked:
@@ -49,16 +75,34 @@ class BudgetExceeded(pytest.skip.Exception):
 
 
 @dataclass
-class Policy:
+class RunPolicy:
+    """What this run may send: its opt-ins (meaningful against a deployment only) and its budget."""
+
     live: bool
     allow_spend: bool = False
-    allow_destructive: bool = False
     allow_writes: bool = False
+    allow_destructive: bool = False
     max_requests: int | None = None
     spent: int = 0
+    exhausted: bool = False  # the budget stopped a request: the report says so
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def permits(self, method: str, operation: dict[str, Any]) -> tuple[bool, str]:
+    @classmethod
+    def from_env(cls, live: bool, env: Mapping[str, str] | None = None) -> RunPolicy:
+        budget = setting("MAX_REQUESTS", env)
+        return cls(
+            live=live,
+            allow_spend=enabled("ALLOW_SPEND", env),
+            allow_writes=enabled("ALLOW_WRITES", env),
+            allow_destructive=enabled("ALLOW_DESTRUCTIVE", env),
+            max_requests=int(budget) if budget else (LIVE_DEFAULT_BUDGET if live else None),
+        )
+
+    @property
+    def opt_ins(self) -> list[str]:
+        return [name for name in OPT_INS if getattr(self, f"allow_{name}")]
+
+    def permits(self, method: str, operation: Mapping[str, Any]) -> tuple[bool, str]:
         if not self.live:
             return True, ""
         kinds = costs(method, operation)
@@ -73,5 +117,8 @@ class Policy:
     def charge(self, requests: int = 1) -> None:
         with self._lock:
             if self.max_requests is not None and self.spent + requests > self.max_requests:
-                raise BudgetExceeded(f"request budget of {self.max_requests} reached (raise it with --max-requests)")
+                self.exhausted = True
+                raise BudgetExceeded(
+                    f"request budget of {self.max_requests} used up (raise it with --max-requests or MAX_REQUESTS=N)"
+                )
             self.spent += requests

@@ -1,88 +1,108 @@
-"""The target of this contract run, for an API's suite: `current()`.
+"""The target of this contract run: `current()`, the one target resolver of every API's suite.
 
-The runner (`contracts.runner.cli`) names the API in `HARNESS_CONTRACT_API` and
-the options in `HARNESS_CONTRACT_*`. With the API's URL variable unset, the
-target is the embedded mock: `create_app(api=NAME)` served on a free loopback
-port for the whole run, its fixture credentials filled into the API's
-credential variables. With it set, the target is that deployment, treated as
-someone's real account (`policy`): nothing spends, destroys or changes existing
-state without an opt-in, and a request budget bounds the run.
+The runner (`contracts.runner.cli`) names the API in `HARNESS_CONTRACT_API` and the
+options in `HARNESS_CONTRACT_*` (`contracts.runner.safety`). Four target modes:
+
+- **embedded** (the API's URL variable unset): `create_app(api=NAME)` served on a free
+  loopback port for the whole run, as `make serve` serves it;
+- **served**: the URL of a mock someone served (`make serve`): its `/__mock` control
+  surface is found, and the suite makes what it needs through it: the API's `prepare`
+  hook mints its own credentials (a given credential is left untouched), else the
+  mock's ready credentials (`GET /__mock/credentials`) are used;
+- **staging**: a deployment without `/__mock`, with at least one opt-in (writes,
+  spend, destructive): its credentials come from the API's variables;
+- **production**: the same with no opt-in: the suite sends safe reads and creates
+  nothing.
+
+Against a deployment (staging, production) the run is someone's real account:
+`RunPolicy` keeps what spends, destroys or changes existing state behind opt-ins and
+bounds the request count, and every request goes through `PacedTransport`, which
+keeps under the documented rate limits and waits out a `Retry-After`.
 """
 
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
-from .safety import LIVE_DEFAULT_BUDGET, MAX_RETRY_WAIT, BudgetExceeded
+from .pacing import PacedTransport, Pacer
+from .safety import RunPolicy
 from .target import LiveServer, has_control_surface
 
-
-def flag(name: str) -> bool:
-    return os.environ.get(name, "").lower() in ("1", "true", "yes")
-
-
-@dataclass
-class RunPolicy:
-    live: bool
-    allow_spend: bool = False
-    allow_writes: bool = False
-    allow_destructive: bool = False
-    max_requests: int | None = None
-    spent: int = 0
-
-    def charge(self) -> None:
-        if self.max_requests is not None and self.spent >= self.max_requests:
-            raise BudgetExceeded(f"request budget of {self.max_requests} used up (--max-requests)")
-        self.spent += 1
-
-
-class BudgetedTransport(httpx.BaseTransport):
-    """Counts every request against the budget and waits out `Retry-After` on a 429."""
-
-    def __init__(self, policy: RunPolicy, inner: httpx.BaseTransport | None = None) -> None:
-        self.policy = policy
-        self.inner = inner or httpx.HTTPTransport()
-
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
-        for _ in range(3):
-            self.policy.charge()
-            response = self.inner.handle_request(request)
-            wait = response.headers.get("retry-after")
-            if response.status_code != 429 or wait is None:
-                return response
-            try:
-                seconds = float(wait)
-            except ValueError:
-                return response
-            if seconds > MAX_RETRY_WAIT:
-                return response
-            response.close()
-            time.sleep(seconds)
-        return response
-
-    def close(self) -> None:
-        self.inner.close()
+MODES = ("embedded", "served", "staging", "production")
 
 
 @dataclass
 class Session:
     api: str
     base_url: str
-    live: bool
-    embedded: bool  # our own mock: its /__mock control surface exists
-    env: dict[str, str]
+    control: bool  # the mock's /__mock control surface is reachable (embedded or served)
+    env: dict[str, str]  # credentials, by the variable a client reads them from
     policy: RunPolicy
+    pacer: Pacer = field(default_factory=Pacer)
+    tokens: dict[str, str] = field(default_factory=dict)  # extra credentials by role ("readonly", ...)
+    roles: dict[str, str] = field(default_factory=dict)  # role -> the variable that gives it on a deployment
     server: Any = field(default=None, repr=False)
 
+    @property
+    def embedded(self) -> bool:
+        """A mock of ours: its control surface exists (the name the suites read)."""
+        return self.control
+
+    @property
+    def live(self) -> bool:
+        """A deployment: someone's account, where the run policy's opt-ins apply."""
+        return not self.control
+
+    @property
+    def mode(self) -> str:
+        if self.server is not None:
+            return "embedded"
+        if self.control:
+            return "served"
+        return "staging" if self.policy.opt_ins else "production"
+
+    @property
+    def description(self) -> str:
+        return f"{self.mode} target at {self.base_url}"
+
+    @property
+    def credential(self) -> str:
+        """The run's main credential: the first credential variable of the API."""
+        return next(iter(self.env.values()), "")
+
     def client(self, **kwargs: Any) -> httpx.Client:
-        """An `httpx.Client` on the target that honours the budget and `Retry-After`."""
+        """An `httpx.Client` on the target that charges the budget, paces itself under the
+        target's rate limits and waits out `Retry-After`."""
         kwargs.setdefault("timeout", 30.0)
-        return httpx.Client(base_url=self.base_url, transport=BudgetedTransport(self.policy), **kwargs)
+        return httpx.Client(base_url=self.base_url, transport=self.transport(), **kwargs)
+
+    def transport(self) -> httpx.BaseTransport:
+        return PacedTransport(self.policy, self.pacer)
+
+    def missing_role(self, role: str) -> str:
+        """Why a check needing the credential of `role` cannot run here."""
+        variable = self.roles.get(role)
+        return f"no {role} credential (set {variable} to widen this check)" if variable else f"no {role} credential"
+
+    # the control surface (mock targets only)
+    def control_post(self, path: str, body: dict[str, Any] | None = None) -> httpx.Response:
+        return httpx.post(f"{self.base_url}/__mock{path}", json=body or {}, timeout=10)
+
+    def control_delete(self, path: str) -> httpx.Response:
+        return httpx.delete(f"{self.base_url}/__mock{path}", timeout=10)
+
+    def control_get(self, path: str) -> httpx.Response:
+        return httpx.get(f"{self.base_url}/__mock{path}", timeout=10)
+
+    def mint(self, scopes: list[str] | None = None, **body: Any) -> str:
+        """A credential from the mock's `POST /__mock/tokens` (mock targets only)."""
+        response = self.control_post("/tokens", {**({"scopes": scopes} if scopes is not None else {}), **body})
+        response.raise_for_status()
+        return response.json()["token"]
 
     def close(self) -> None:
         if self.server is not None:
@@ -104,34 +124,41 @@ def _embedded(api: str) -> tuple[str, dict[str, str], Any]:
     return server.url, env, server
 
 
-def current(api: str | None = None) -> Session:
-    """The run's target (started once per process and API). `api` names the API when a suite
-    runs under plain pytest rather than the runner (which sets `HARNESS_CONTRACT_API`)."""
+def resolve(name: str, environ: dict[str, str] | None = None) -> Session:
+    """A new session on API `name`'s target as the environment names it."""
     from contracts.apis import contract
 
-    name = os.environ.get("HARNESS_CONTRACT_API") or api or ""
-    if name in _SESSIONS:
-        return _SESSIONS[name]
+    environ = dict(os.environ if environ is None else environ)
     spec = contract(name)
-    url = (os.environ.get(spec.url_env) or "").rstrip("/")
-    budget = os.environ.get("HARNESS_CONTRACT_MAX_REQUESTS")
-    if url:
-        missing = [key for key in spec.credential_envs if not os.environ.get(key)]
-        if missing:
-            raise SystemExit(f"{spec.url_env} is set: {', '.join(missing)} must be set too")
-        env = {key: os.environ[key] for key in spec.credential_envs}
-        embedded = has_control_surface(url)
-        server = None
-    else:
+    url = (environ.get(spec.url_env) or "").rstrip("/")
+    given = {key: environ[key] for key in spec.credential_envs if environ.get(key)}
+    if not url:
         url, env, server = _embedded(spec.mock or name)
-        embedded = True
-    live = not embedded
-    policy = RunPolicy(
-        live=live,
-        allow_spend=flag("HARNESS_CONTRACT_ALLOW_SPEND"),
-        allow_writes=flag("HARNESS_CONTRACT_ALLOW_WRITES"),
-        allow_destructive=flag("HARNESS_CONTRACT_ALLOW_DESTRUCTIVE"),
-        max_requests=int(budget) if budget else (LIVE_DEFAULT_BUDGET if live else None),
-    )
-    _SESSIONS[name] = Session(name, url, live, embedded, env, policy, server)
+        control = True
+    else:
+        server = None
+        control = has_control_surface(url)
+        env = given
+        if control:
+            ready = httpx.get(f"{url}/__mock/credentials", timeout=10)
+            env = {**(ready.json() if ready.status_code == 200 else {}), **given}
+        missing = [key for key in spec.credential_envs if not env.get(key)]
+        if missing and not (control and spec.prepare):
+            where = "the mock printed none" if control else "the deployment has no control surface to mint one"
+            raise SystemExit(f"{spec.url_env} is set: {', '.join(missing)} must be set too ({where})")
+    session = Session(name, url, control, env, RunPolicy.from_env(live=not control, env=environ), server=server)
+    session.roles = dict(spec.role_envs)
+    if control and spec.prepare:
+        spec.prepare(session)  # the suite's own fresh account and credentials; a given one is never spent
+    elif not control:
+        session.tokens.update({role: environ[var] for role, var in spec.role_envs.items() if environ.get(var)})
+    return session
+
+
+def current(api: str | None = None) -> Session:
+    """The run's target (resolved once per process and API). `api` names the API when a suite
+    runs under plain pytest rather than the runner (which sets `HARNESS_CONTRACT_API`)."""
+    name = os.environ.get("HARNESS_CONTRACT_API") or api or ""
+    if name not in _SESSIONS:
+        _SESSIONS[name] = resolve(name)
     return _SESSIONS[name]

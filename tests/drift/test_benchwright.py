@@ -29,9 +29,9 @@ from contracts.benchwright.suite import (
     test_sse,
 )
 from contracts.benchwright.suite._support import finished_run, new_session
-from contracts.runner import target as targets
 from contracts.runner.http import SuiteClient
-from contracts.runner.safety import Policy
+from contracts.runner.safety import RunPolicy
+from contracts.runner.session import resolve
 from mock_server.app import create_app
 from mock_server.policies.idempotency import IdempotencyCache
 from tests.benchwright.drift import (
@@ -61,9 +61,9 @@ def _suite(check):
     """Run one of the suite's checks against `url` with the fixtures it needs, built as the suite builds them."""
 
     def run(url: str):
-        target = targets.resolve({"BW_API_URL": url})
-        policy = Policy(live=False)
-        client = SuiteClient(target.base_url, policy, target.pat)
+        target = resolve("benchwright", {"BW_API_URL": url})
+        policy = RunPolicy(live=False)
+        client = SuiteClient(target.base_url, policy, target.credential)
         try:
             check(client, target, policy)
         finally:
@@ -322,8 +322,8 @@ def _short_hash(node):
 
 def _sse_resume(check):
     def run(url: str):
-        target = targets.resolve({"BW_API_URL": url})
-        client = SuiteClient(target.base_url, Policy(live=False), target.pat)
+        target = resolve("benchwright", {"BW_API_URL": url})
+        client = SuiteClient(target.base_url, RunPolicy(live=False), target.credential)
         try:
             check(target, _fixture(test_sse.finished)(client, target))
         finally:
@@ -334,8 +334,8 @@ def _sse_resume(check):
 
 def _clamp(check):
     def run(url: str):
-        target = targets.resolve({"BW_API_URL": url})
-        client = SuiteClient(target.base_url, Policy(live=False), target.pat)
+        target = resolve("benchwright", {"BW_API_URL": url})
+        client = SuiteClient(target.base_url, RunPolicy(live=False), target.credential)
         try:
             check(client, target, _fixture(test_pagination.many_runs)(client, target))
         finally:
@@ -345,8 +345,8 @@ def _clamp(check):
 
 
 def _traversal(url: str):
-    target = targets.resolve({"BW_API_URL": url})
-    client = SuiteClient(target.base_url, Policy(live=False), target.pat)
+    target = resolve("benchwright", {"BW_API_URL": url})
+    client = SuiteClient(target.base_url, RunPolicy(live=False), target.credential)
     try:
         test_pagination.test_traversal_yields_each_run_once(client, _fixture(test_pagination.many_runs)(client, target))
     finally:
@@ -354,8 +354,8 @@ def _traversal(url: str):
 
 
 def _expired(url: str):
-    target = targets.resolve({"BW_API_URL": url})
-    client = SuiteClient(target.base_url, Policy(live=False), target.pat)
+    target = resolve("benchwright", {"BW_API_URL": url})
+    client = SuiteClient(target.base_url, RunPolicy(live=False), target.credential)
     try:
         test_scopes.test_expired_token_gets_token_expired(client, target)
     finally:
@@ -363,9 +363,9 @@ def _expired(url: str):
 
 
 def _scope_refusal(url: str):
-    target = targets.resolve({"BW_API_URL": url})
-    policy = Policy(live=False)
-    client = SuiteClient(target.base_url, policy, target.pat)
+    target = resolve("benchwright", {"BW_API_URL": url})
+    policy = RunPolicy(live=False)
+    client = SuiteClient(target.base_url, policy, target.credential)
     try:
         lacking = _fixture(test_scopes.tokens_lacking)(target, client)
         test_scopes.test_missing_scope_is_refused_with_required_scope(

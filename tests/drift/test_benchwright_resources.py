@@ -28,9 +28,9 @@ from contracts.benchwright.suite import (
     test_vault,
 )
 from contracts.benchwright.suite._support import finished_run
-from contracts.runner import target as targets
 from contracts.runner.http import SuiteClient
-from contracts.runner.safety import Policy
+from contracts.runner.safety import RunPolicy
+from contracts.runner.session import resolve
 from mock_server.app import create_app
 from tests.benchwright.drift import Drifted, drop_query_parameter
 from tests.drift.harness import Rewrite, caught, on_headers, served, set_status
@@ -41,9 +41,9 @@ def _check(function: Callable[..., None]) -> Callable[[str], None]:
     """Run one per-resource check against `url`, with the fixtures its signature names."""
 
     def run(url: str) -> None:
-        target = targets.resolve({"BW_API_URL": url})
-        policy = Policy(live=False)
-        client = SuiteClient(target.base_url, policy, target.pat)
+        target = resolve("benchwright", {"BW_API_URL": url})
+        policy = RunPolicy(live=False)
+        client = SuiteClient(target.base_url, policy, target.credential)
         try:
             fixtures: dict[str, Any] = {"client": client, "target": target, "policy": policy, "mock_only": None}
             kwargs = {}

@@ -51,7 +51,7 @@ def case_headers(case, operation: dict[str, Any], target, session_cookie: dict[s
     operations the browser session, put where the case keeps its `bw_session`
     cookie. A negative case that leaves the cookie out on purpose keeps it out."""
     if not session_only(operation):
-        return {"Authorization": f"Bearer {target.pat}"}
+        return {"Authorization": f"Bearer {target.credential}"}
     for cookie, value in (session_cookie or {}).items():
         if cookie in (case.cookies or {}):
             case.cookies[cookie] = value

@@ -1,23 +1,22 @@
-"""Fixtures of the contract suite: the target, the safety policy, clients, the spec.
+"""Fixtures of the Benchwright contract suite: the target, the run policy, clients, the spec.
 
-Configuration comes from the environment (the `benchwright-contract` CLI sets it):
-BW_API_URL, BW_PAT, BW_PAT_READONLY, BW_PAT_EXPIRED (the target, see
-`contracts.target`), BW_CONTRACT_PROFILE (quick|full), BW_CONTRACT_ALLOW_SPEND,
-BW_CONTRACT_ALLOW_DESTRUCTIVE, BW_CONTRACT_ALLOW_WRITES, BW_CONTRACT_MAX_REQUESTS.
+The target is the runner's session (`contracts.runner.session.current`): the embedded
+mock, a served one by URL, or a deployment at `BW_API_URL` with `BW_PAT` (and, to widen
+the scope and token checks, `BW_PAT_READONLY` and `BW_PAT_EXPIRED`). Options come from
+the runner (`HARNESS_CONTRACT_*`; `contracts.runner.safety`).
 """
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import pytest
 
 from contracts.benchwright.checks import KNOWN_CREDENTIALS
-from contracts.runner import target as targets
 from contracts.runner.http import SuiteClient
 from contracts.runner.profiles import PROFILE  # noqa: F401  (loads the quick/full hypothesis profile)
-from contracts.runner.safety import LIVE_DEFAULT_BUDGET, Policy
+from contracts.runner.safety import RunPolicy
+from contracts.runner.session import Session, current
 from mock_server.apis import bundle
 from mock_server.engine.spec import iter_operations
 
@@ -25,33 +24,21 @@ BUNDLE = bundle("benchwright")
 OPERATIONS = {op["operationId"]: (method.upper(), path, op) for method, path, _, op in iter_operations(BUNDLE)}
 
 
-def _flag(name: str) -> bool:
-    return os.environ.get(name, "").lower() in ("1", "true", "yes")
+@pytest.fixture(scope="session")
+def target() -> Session:
+    session = current("benchwright")
+    KNOWN_CREDENTIALS.add(session.credential)
+    return session
 
 
 @pytest.fixture(scope="session")
-def target():
-    resolved = targets.resolve()
-    KNOWN_CREDENTIALS.add(resolved.pat)
-    yield resolved
-    resolved.close()
-
-
-@pytest.fixture(scope="session")
-def policy(target) -> Policy:
-    budget = os.environ.get("BW_CONTRACT_MAX_REQUESTS")
-    return Policy(
-        live=target.live,
-        allow_spend=_flag("BW_CONTRACT_ALLOW_SPEND"),
-        allow_destructive=_flag("BW_CONTRACT_ALLOW_DESTRUCTIVE"),
-        allow_writes=_flag("BW_CONTRACT_ALLOW_WRITES"),
-        max_requests=int(budget) if budget else (LIVE_DEFAULT_BUDGET if target.live else None),
-    )
+def policy(target) -> RunPolicy:
+    return target.policy
 
 
 @pytest.fixture(scope="session")
 def client(target, policy) -> SuiteClient:
-    suite_client = SuiteClient(target.base_url, policy, target.pat)
+    suite_client = SuiteClient(target.base_url, policy, target.credential, pacer=target.pacer)
     yield suite_client
     suite_client.close()
 
@@ -63,7 +50,7 @@ def mock_only(target):
         pytest.skip("needs the mock's control surface (simulated clock, token minting)")
 
 
-def require(policy: Policy, operation_id: str) -> None:
+def require(policy: RunPolicy, operation_id: str) -> None:
     method, _, operation = OPERATIONS[operation_id]
     allowed, reason = policy.permits(method, operation)
     if not allowed:

@@ -15,7 +15,7 @@ from schemathesis import Config
 from contracts.benchwright.checks import benchwright_conventions
 from contracts.benchwright.suite._support import case_headers, session_only
 from contracts.benchwright.suite.conftest import BUNDLE, OPERATIONS
-from contracts.runner.http import send_with_retry
+from contracts.runner.pacing import send
 from contracts.runner.report import CASES
 
 STREAMS = ["streamRunEvents", "streamOperatorEvents"]
@@ -52,5 +52,7 @@ def test_conformance(case, target, policy, session_cookie):
     if "wait" in (case.query or {}) and isinstance(case.query["wait"], int | float):
         case.query["wait"] = 0  # long-polling is checked on its own; fuzzing must not hold connections
     CASES[case.operation.label] += 1
-    response = send_with_retry(policy, lambda: case.call(base_url=target.base_url, headers=headers, timeout=30))
+    response = send(
+        policy, target.pacer, case.method, lambda: case.call(base_url=target.base_url, headers=headers, timeout=30)
+    )
     case.validate_response(response, additional_checks=[benchwright_conventions], headers=headers)

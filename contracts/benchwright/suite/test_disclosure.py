@@ -83,7 +83,7 @@ def test_no_answer_discloses_a_secret_or_token_value(client, target, policy, ses
         if isinstance(token, str):
             watched[token] = "tokens.no_value"
             ids[tokens_path] = (body_of(minted) or {}).get("id", "")
-    watched[target.pat] = "tokens.no_value"
+    watched[target.credential] = "tokens.no_value"
     read = 0
     try:
         for operation_id, url in _urls(ids):

@@ -127,7 +127,7 @@ def _stream_to_end(target, run_id: str, token: str | None = None) -> tuple[list[
     events: list[dict[str, Any]] = []
     closed = False
     deadline = time.monotonic() + STREAM_SECONDS
-    headers = {"Authorization": f"Bearer {token or target.pat}", "Accept": "text/event-stream"}
+    headers = {"Authorization": f"Bearer {token or target.credential}", "Accept": "text/event-stream"}
     with (
         httpx.Client(base_url=target.base_url, timeout=httpx.Timeout(STREAM_SECONDS, read=5.0)) as http,
         http.stream("GET", f"/v1/runs/{run_id}/events:stream", headers=headers) as response,

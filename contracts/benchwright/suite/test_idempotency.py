@@ -285,7 +285,7 @@ def _concurrent_creates(target, policy) -> list:
     barrier = threading.Barrier(COPIES)
 
     def send(_):
-        own = SuiteClient(target.base_url, policy, target.pat)
+        own = SuiteClient(target.base_url, policy, target.credential, pacer=target.pacer)
         try:
             barrier.wait(timeout=10)
             return own.post("/v1/benchmarks", json=body, headers={"Idempotency-Key": key})

@@ -42,7 +42,7 @@ def read_stream(
 
     Stops after MAX_EVENTS, MAX_SECONDS, or `idle` seconds without a byte (a live
     run with nothing to say): the caller then reconnects, as a client would."""
-    headers = {"Authorization": f"Bearer {target.pat}", "Accept": "text/event-stream"}
+    headers = {"Authorization": f"Bearer {target.credential}", "Accept": "text/event-stream"}
     params = {}
     if last_event_id is not None:
         if query:
@@ -226,7 +226,7 @@ def test_idle_stream_sends_keepalives(client, target, interval: float | None = N
     if run_id is None:
         pytest.skip("no running run of this account to stream")
     slack = max(1.0, interval / 2)
-    headers = {"Authorization": f"Bearer {target.pat}", "Accept": "text/event-stream"}
+    headers = {"Authorization": f"Bearer {target.credential}", "Accept": "text/event-stream"}
     start = time.monotonic()
     pings: list[float] = []
     with (

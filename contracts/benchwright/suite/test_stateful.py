@@ -13,7 +13,7 @@ from contracts.benchwright.checks import benchwright_conventions
 from contracts.benchwright.suite._support import case_headers, session_only
 from contracts.benchwright.suite.conftest import OPERATIONS
 from contracts.benchwright.suite.test_conformance import BY_LABEL, schema
-from contracts.runner.http import send_with_retry
+from contracts.runner.pacing import send
 from contracts.runner.report import CASES
 
 
@@ -33,7 +33,7 @@ def test_links_state_machine(target, policy, session_cookie):
 
         def call(self, case, **kwargs):
             CASES[case.operation.label] += 1
-            return send_with_retry(policy, lambda: case.call(**kwargs))
+            return send(policy, target.pacer, case.method, lambda: case.call(**kwargs))
 
         def validate_response(self, response, case, additional_checks=None, **kwargs):
             super().validate_response(response, case, additional_checks=[benchwright_conventions], **kwargs)
