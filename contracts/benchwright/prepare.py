@@ -5,8 +5,8 @@ reaches, a full-scope PAT (the run's `BW_PAT`), a read-only one and an expired o
 an OpenRouter secret with a rule so launches can run. A PAT given with the URL is never
 used on a mock, so the revocation and rotation checks cannot spend it.
 
-On a deployment the same roles come from `BW_PAT_READONLY` and `BW_PAT_EXPIRED`
-(`ROLE_ENVS`): Benchwright mints PATs from a browser session only (§2.4), which a
+On a deployment the same roles come from `BW_PAT_READONLY` (every read scope, no write
+scope), `BW_PAT_WRITEONLY` (every other scope) and `BW_PAT_EXPIRED` (`ROLE_ENVS`): Benchwright mints PATs from a browser session only (§2.4), which a
 contract run cannot hold.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-ROLE_ENVS = {"readonly": "BW_PAT_READONLY", "expired": "BW_PAT_EXPIRED"}
+ROLE_ENVS = {"readonly": "BW_PAT_READONLY", "writeonly": "BW_PAT_WRITEONLY", "expired": "BW_PAT_EXPIRED"}
 QUOTA_FREE = {"read_rpm": 10**9, "write_rpm": 10**9, "max_run_concurrency": 10**6}
 READ_SCOPES = ["runs:read", "artifacts:read", "secrets:read", "billing:read", "registry:read", "operators:read"]
 

@@ -58,9 +58,10 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--profile",
-        choices=["quick", "full"],
+        choices=["smoke", "quick", "full"],
         default=setting("PROFILE") or "quick",
-        help="quick: derandomized, under a minute per API against the mock; full: deeper, for nightly runs",
+        help="quick: derandomized, under a minute per API against the mock; full: deeper, for nightly runs;"
+        " smoke: the fewest examples (the target-mode matrix of make test)",
     )
     parser.add_argument("--plan", action="store_true", help="list what would be called, without calling anything")
     parser.add_argument(

@@ -31,10 +31,9 @@ from typing import Any
 import httpx
 import pytest
 
-from .safety import MAX_RETRY_WAIT, RunPolicy
+from .safety import MAX_RETRY_WAIT, SAFE_METHODS, RunPolicy
 
 RETRIES = 4
-SAFE = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 class RateLimited(pytest.skip.Exception):
@@ -79,7 +78,7 @@ class Pacer:
 
     @staticmethod
     def kind(method: str) -> str:
-        return "read" if method.upper() in SAFE else "write"
+        return "read" if method.upper() in SAFE_METHODS else "write"
 
     def delay(self, method: str, now: float | None = None) -> float:
         """Seconds to hold a request of `method` so that it falls in a window with room."""
@@ -131,6 +130,7 @@ def retry_after(headers: Mapping[str, str]) -> float | None:
 
 def send(policy: RunPolicy, pacer: Pacer, method: str, attempt: Callable[[], Any], expect_429: bool = False) -> Any:
     """One request as a run sends it: charged, paced, and sent again after a 429's `Retry-After`."""
+    policy.guard(method)
     for _ in range(RETRIES):
         policy.charge()
         pacer.hold(method)

@@ -1,7 +1,8 @@
 """The hypothesis profiles every suite runs under.
 
 `quick` (CI and `make contract`): derandomized, few examples, so a run is fast
-and the same every time. `full` (nightly, `--profile full`): more examples and
+and the same every time. `smoke`: fewer still, for the target-mode matrix of
+`make test` (tests/modes), which runs every suite in four modes. `full` (nightly, `--profile full`): more examples and
 longer state machines. `--seed N` turns derandomization off and fixes the seed,
 so a random run can be reproduced."""
 
@@ -15,6 +16,16 @@ settings.register_profile(
     "quick",
     max_examples=6,
     stateful_step_count=8,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+    print_blob=False,
+)
+settings.register_profile(
+    "smoke",
+    max_examples=2,
+    stateful_step_count=4,
     derandomize=True,
     deadline=None,
     database=None,

@@ -191,8 +191,10 @@ class DriftReport:
 SKIP_KINDS = (
     ("request budget", "the request budget ran out"),
     ("opt in with", "behind an opt-in (--allow ...)"),
+    ("--allow-spend", "behind an opt-in (--allow ...)"),
     ("control surface", "needs a mock's control surface"),
     ("(set ", "needs a credential variable"),
+    (": set ", "needs a credential variable"),
     ("full profile", "runs in the full profile"),
     ("still answered 429", "rate limited at the bound"),
 )

@@ -12,8 +12,11 @@ One policy for every API's suite (`RunPolicy`), read by the one target resolver
   membership and invites, operator shutdown, catalog edits, bug reports).
 
 Against a target without the mock's control surface (a staging or production
-deployment), those run only when the user opts in; reads and the creation of new
-private rows of the suite's own always run. Each opt-in has three spellings:
+deployment), only safe reads (GET, HEAD, OPTIONS) run unless the user opts in: with
+no opt-in the target is production, read-only, and `guard` refuses any other method
+before it is sent, whatever a check asks. Writes that create rows of the suite's own
+or change existing state need `writes`; what spends needs `spend`; what destroys
+needs `destructive`. Each opt-in has three spellings:
 
     --allow-spend        HARNESS_CONTRACT_ALLOW_SPEND=1        make contract ALLOW=spend
     --allow-destructive  HARNESS_CONTRACT_ALLOW_DESTRUCTIVE=1  make contract ALLOW=destructive
@@ -43,6 +46,7 @@ MAX_RETRY_WAIT = 90.0
 LIVE_DEFAULT_BUDGET = 6000
 ENV_PREFIXES = ("HARNESS_CONTRACT_", "BW_CONTRACT_")
 OPT_INS = ("spend", "writes", "destructive")
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 def setting(name: str, env: Mapping[str, str] | None = None) -> str:
@@ -72,6 +76,10 @@ def costs(method: str, operation: Mapping[str, Any]) -> set[str]:
 class BudgetExceeded(pytest.skip.Exception):
     """Raised before a request the budget does not cover: the check is skipped,
     and the report lists it under "Not checked here" with the reason."""
+
+
+class NotPermitted(pytest.skip.Exception):
+    """Raised before a request the run's opt-ins do not allow against a deployment: the check is skipped."""
 
 
 @dataclass
@@ -112,7 +120,29 @@ class RunPolicy:
             return False, "destroys data on a live account (opt in with --allow-destructive)"
         if "mutates" in kinds and not self.allow_writes:
             return False, "changes existing state of a live account (opt in with --allow-writes)"
+        if not kinds and method.upper() not in SAFE_METHODS and not self.allow_writes:
+            return False, "writes to a live account (opt in with --allow-writes)"
         return True, ""
+
+    def probes(self, method: str, documented: str) -> bool:
+        """Whether a generated request whose method the operation does not document (schemathesis'
+        405 probe) may be sent: always to a mock; to a deployment a safe method, or any method once
+        writes and destruction are both opted in (an undocumented route could do either)."""
+        method = method.upper()
+        if method == documented.upper() or not self.live or method in SAFE_METHODS:
+            return True
+        return self.allow_writes and self.allow_destructive
+
+    def guard(self, method: str) -> None:
+        """The last line before the wire: against a deployment without an opt-in nothing but a safe
+        read is sent, and nothing is deleted without `destructive`."""
+        if not self.live:
+            return
+        method = method.upper()
+        if method not in SAFE_METHODS and not (self.allow_writes or self.allow_spend):
+            raise NotPermitted(f"{method} on a read-only target: no opt-in (opt in with --allow writes,spend)")
+        if method == "DELETE" and not self.allow_destructive:
+            raise NotPermitted("DELETE destroys data on a live account (opt in with --allow-destructive)")
 
     def charge(self, requests: int = 1) -> None:
         with self._lock:

@@ -131,7 +131,9 @@ def resolve(name: str, environ: dict[str, str] | None = None) -> Session:
     environ = dict(os.environ if environ is None else environ)
     spec = contract(name)
     url = (environ.get(spec.url_env) or "").rstrip("/")
-    given = {key: environ[key] for key in spec.credential_envs if environ.get(key)}
+    # the required credentials, and the optional ones the spec's security schemes read
+    variables = dict.fromkeys([*spec.credential_envs, *spec.credentials.values()])
+    given = {key: environ[key] for key in variables if environ.get(key)}
     if not url:
         url, env, server = _embedded(spec.mock or name)
         control = True

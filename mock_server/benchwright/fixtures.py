@@ -49,8 +49,29 @@ READY_TOKEN = "bw_live_pat_" + "5eed" * 10
 READY_TOKEN_ID = "5eed5eed-0000-4000-8000-000000000001"
 
 
+# Beside it, `make serve` prints narrower PATs of the same user, as a staging deployment's
+# operator would give a contract run (§2.4: PATs are minted from a browser session only):
+# one holding every read scope, one holding every other scope, and one that has expired.
+READY_ROLE_TOKENS = {
+    "BW_PAT_READONLY": ("bw_live_pat_" + "5eed" * 9 + "0001", "5eed5eed-0000-4000-8000-000000000002"),
+    "BW_PAT_WRITEONLY": ("bw_live_pat_" + "5eed" * 9 + "0002", "5eed5eed-0000-4000-8000-000000000003"),
+    "BW_PAT_EXPIRED": ("bw_live_pat_" + "5eed" * 9 + "0003", "5eed5eed-0000-4000-8000-000000000004"),
+}
+
+
 def seed_ready_token(store, secret: str, scopes: list[str]) -> None:
+    """The printed PATs: `secret` with every scope, and the role tokens of `READY_ROLE_TOKENS`."""
     store.add_token(store.default_user_id, scopes, label="make serve", secret=secret, token_id=READY_TOKEN_ID)
+    reads = [scope for scope in scopes if scope.endswith(":read")]
+    roles = {
+        "BW_PAT_READONLY": (reads, None),
+        "BW_PAT_WRITEONLY": ([scope for scope in scopes if scope not in reads], None),
+        "BW_PAT_EXPIRED": (scopes, store.clock.now() - timedelta(days=1)),
+    }
+    for variable, (held, expires_at) in roles.items():
+        role_secret, token_id = READY_ROLE_TOKENS[variable]
+        label = f"make serve ({variable.removeprefix('BW_PAT_').lower()})"
+        store.add_token(store.default_user_id, held, label, expires_at, secret=role_secret, token_id=token_id)
 
 
 def _stable(text: str) -> int:

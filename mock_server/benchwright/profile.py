@@ -32,7 +32,7 @@ from ..policies.problems import Problem
 from . import conventions, resources
 from .auth import BenchwrightAuth, authenticate
 from .control import CONTROL_ROUTES
-from .fixtures import READY_TOKEN, seed, seed_ready_token
+from .fixtures import READY_ROLE_TOKENS, READY_TOKEN, seed, seed_ready_token
 from .model.lifecycle import advance_all
 from .model.retention import DEFAULT_KEEP
 from .ratelimit import TierRateLimit
@@ -88,8 +88,11 @@ async def web_app_surface(request: Request) -> Response:
 
 
 def ready(api: Api) -> dict[str, str]:
-    """The seeded ready PAT, when this mock seeded one (`make serve` does: `serve_options`)."""
-    return {"BW_PAT": api.config.ready_token} if api.config.ready_token else {}
+    """The seeded ready PATs, when this mock seeded them (`make serve` does: `serve_options`): the
+    full-scope `BW_PAT`, and the read-only, write-only and expired ones that widen a contract run."""
+    if not api.config.ready_token:
+        return {}
+    return {"BW_PAT": api.config.ready_token, **{name: secret for name, (secret, _) in READY_ROLE_TOKENS.items()}}
 
 
 PROFILE = Profile(

@@ -8,8 +8,15 @@ import time
 
 import pytest
 
+from contracts.runner.waits import poll
+from mock_server.apis import bundle
+
 from .test_conventions import check
 
+BUNDLE = bundle("bench")
+WAITS = BUNDLE["x-waits"]
+STATUSES = set(BUNDLE["components"]["schemas"]["EvaluationRun"]["properties"]["status"]["enum"])
+TERMINAL = {"completed", "failed", "canceled"}
 PLAN_FIELDS = {"pricing_url", "upgrade_url", "billing_url", "payment_confirmation_required"}
 
 
@@ -20,20 +27,28 @@ def allowance(bench, token="key") -> dict:
 
 
 def wait_terminal(target, http, bench, run_id: int) -> dict:
-    """Poll get_evaluation (C-50): the mock's clock is advanced; a live target is polled for real."""
-    deadline = time.monotonic() + 900
-    while True:
+    """Poll get_evaluation (C-50) until the run ends, within the spec's `x-waits` bound: the mock's clock is
+    advanced, a live target is polled for real; a status outside the lifecycle, or none terminal at the
+    bound, is drift."""
+
+    def fetch() -> dict:
         r = bench.call("get_evaluation", path={"id": run_id})
         check("get_evaluation", r)
-        run = r.json()["run"]
-        if run["status"] in ("completed", "failed", "canceled"):
-            return run
-        if target.embedded:
-            http.post("/__mock/clock", json={"advance_seconds": 30})
-        elif time.monotonic() > deadline:
-            raise bench.drift("C-50", f"GET evaluation-runs/{run_id}", "not terminal after 15 minutes")
-        else:
-            time.sleep(10)
+        return r.json()["run"]
+
+    def advance(seconds: float) -> None:
+        http.post("/__mock/clock", json={"advance_seconds": seconds})
+
+    return poll(
+        fetch,
+        lambda run: run["status"],
+        done=TERMINAL,
+        known=STATUSES,
+        bound=WAITS["evaluation_seconds"],
+        step=WAITS["poll_seconds"],
+        drift=lambda detail: bench.drift("C-50", f"GET evaluation-runs/{run_id}", detail),
+        advance=advance if target.embedded else None,
+    )
 
 
 @pytest.fixture

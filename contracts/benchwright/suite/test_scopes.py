@@ -39,11 +39,13 @@ def tokens_lacking(target, client):
     if target.control:
         user = target.tokens["user_id"]
         return {scope: target.mint([s for s in scopes if s != scope], user_id=user) for scope in scopes}
-    readonly = target.tokens.get("readonly")
-    if not readonly:
-        return {}
-    held = client.with_token(readonly).get("/v1/tokens/me").json().get("scopes", [])
-    return {scope: readonly for scope in scopes if scope not in held}
+    lacking: dict[str, str] = {}
+    for role in ("readonly", "writeonly"):  # on a deployment: the narrower PATs its operator gave
+        token = target.tokens.get(role)
+        if token:
+            held = client.with_token(token).get("/v1/tokens/me").json().get("scopes", [])
+            lacking.update({scope: token for scope in scopes if scope not in held and scope not in lacking})
+    return lacking
 
 
 @pytest.mark.parametrize(("operation_id", "scope"), _scoped_operations())
@@ -51,7 +53,7 @@ def test_missing_scope_is_refused_with_required_scope(client, policy, tokens_lac
     method, path, operation = OPERATIONS[operation_id]
     token = tokens_lacking.get(scope)
     if token is None:
-        pytest.skip(f"no token lacking {scope} (set BW_PAT_READONLY to widen this check)")
+        pytest.skip(f"no token lacking {scope} (set BW_PAT_READONLY and BW_PAT_WRITEONLY to widen this check)")
     require(policy, operation_id)
     response = client.with_token(token).request(method, _url(path), json={} if method != "GET" else None)
     if operation.get("x-error-format") == "legacy":  # §3.9: {"error": ...} bodies carry no code

@@ -1,0 +1,154 @@
+"""The contract runner in each of its four target modes, for every API (`contracts.runner.session`).
+
+- *embedded*: no URL; the runner serves the mock itself;
+- *served*: a mock served with its control surface, reached by URL alone: the runner
+  finds `/__mock`, reads the ready credentials there and makes what its checks need;
+- *staging*: a mock served with `--no-control` and its clock running in real time, given
+  the credentials it printed and every opt-in: no drift on the clean server;
+- *production*: the same with no opt-in: it passes and sends nothing but safe reads (the
+  server runs in this process, behind a recorder of every request it received).
+
+The per-commit matrix runs the `smoke` profile, and lifts Benchwright's write quota on the
+staging account so a run fits the CI's time; the nightly workflow runs the full profile
+against the default tier (`HARNESS_MODES_PROFILE=full`).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from contracts.apis import CONTRACT_APIS, contract
+from contracts.runner.safety import SAFE_METHODS
+from contracts.runner.session import resolve
+from contracts.runner.target import LiveServer
+from mock_server.apis import profile
+from mock_server.app import create_app
+
+ROOT = Path(__file__).resolve().parents[2]
+PROFILE = os.environ.get("HARNESS_MODES_PROFILE", "smoke")
+MODES = ("embedded", "served", "staging", "production")
+WORKFLOW = ROOT / ".github" / "workflows" / "contract-staging.yml"
+
+
+class Recorder:
+    """Every request the served app receives, as (method, path)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.state = app.state
+        self.calls: list[tuple[str, str]] = []
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            self.calls.append((scope["method"], scope["path"]))
+        await self.app(scope, receive, send)
+
+
+def _serve(api: str, mode: str) -> tuple[Recorder, dict[str, str]]:
+    """The app a mode's target is: a served mock (control on), or a deployment (control off, real time)."""
+    chosen = profile(api)
+    options = dict(chosen.serve_options)
+    if mode != "served":
+        options |= {"control": False, "clock_scale": 1.0}
+    app = create_app(api=api, **options)
+    if api == "benchwright" and PROFILE != "full":  # the CI-sized run: the staging account's quota lifted
+        mock = app.state.mock
+        mock.store.users[mock.store.default_user_id].quota_overrides = {"read_rpm": 10**6, "write_rpm": 10**6}
+    printed = dict(chosen.ready_credentials(app.state.api)) if chosen.ready_credentials else {}
+    return Recorder(app), printed
+
+
+def _run(api: str, tmp_path: Path, env_extra: dict[str, str], *args: str) -> tuple[int, str, str]:
+    spec = contract(api)
+    names = {spec.url_env, *spec.credential_envs, *spec.credentials.values(), *spec.role_envs.values()}
+    env = {k: v for k, v in os.environ.items() if k not in names and not k.startswith(("HARNESS_", "BW_", "PYTEST_"))}
+    env.update(env_extra)
+    reports = tmp_path / "reports"
+    command = [sys.executable, "-m", "contracts.runner.cli", "--api", api, "--profile", PROFILE]
+    proc = subprocess.run(
+        [*command, "--report-dir", str(reports), *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    path = reports / "drift-report.md"
+    report = path.read_text(encoding="utf-8") if path.exists() else ""
+    return proc.returncode, report, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+
+@pytest.mark.http
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("api", list(CONTRACT_APIS))
+def test_the_suite_passes_in_every_target_mode(api: str, mode: str, tmp_path: Path) -> None:
+    """Each API's suite passes against a clean server in each target mode, and says which mode it ran in."""
+    spec = contract(api)
+    if mode == "embedded":
+        code, report, output = _run(api, tmp_path, {})
+        recorder = None
+    else:
+        recorder, printed = _serve(api, mode)
+        with LiveServer(recorder) as server:
+            env = {spec.url_env: server.url}
+            if mode != "served":  # a deployment: the credentials it printed, as a CI job's secrets give them
+                env |= printed
+            opt_ins = ("--allow", "spend,writes,destructive") if mode == "staging" else ()
+            code, report, output = _run(api, tmp_path, env, *opt_ins)
+    assert code == 0, f"{api} in {mode} mode: exit {code}\n{report[:4000]}\n{output}"
+    assert f"Mode **{mode}**" in report, report[:2000]
+    assert "No drift" in report, report[:4000]
+    if mode == "production":
+        assert recorder is not None
+        unsafe = sorted({(m, p) for m, p in recorder.calls if m not in SAFE_METHODS})
+        assert recorder.calls, "the production run sent nothing"
+        assert not unsafe, f"a read-only run against {api} sent writes: {unsafe[:20]}"
+
+
+def test_the_nightly_workflows_opt_ins_reach_every_api() -> None:
+    """The staging job's opt-in inputs, set on a manual dispatch, reach every API's suite: each
+    API's target, resolved with the job's environment, runs with all three opt-ins and its budget."""
+    workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    (step,) = [s for s in workflow["jobs"]["contract"]["steps"] if "make contract" in s.get("run", "")]
+    dispatched = {
+        name: ("1" if "inputs.allow_" in str(value) else str(value)) for name, value in step["env"].items()
+    }
+    budget = next(int(v) for k, v in dispatched.items() if k.endswith("CONTRACT_MAX_REQUESTS"))
+    for api in CONTRACT_APIS:
+        spec = contract(api)
+        assert spec.url_env in step["env"], f"the workflow does not pass {spec.url_env}"
+        app = create_app(api=api, control=False, **profile(api).serve_options)
+        printed = dict(profile(api).ready_credentials(app.state.api) or {})
+        with LiveServer(app) as server:
+            session = resolve(api, {**dispatched, spec.url_env: server.url, **printed})
+            assert session.mode == "staging"
+            assert session.policy.opt_ins == ["spend", "writes", "destructive"], api
+            assert session.policy.max_requests == budget
+
+
+@pytest.mark.parametrize("prefix", ["HARNESS_CONTRACT_", "BW_CONTRACT_"])
+def test_both_spellings_of_the_options_reach_the_policy(prefix: str) -> None:
+    """`HARNESS_CONTRACT_*` and the older `BW_CONTRACT_*` both set a run's opt-ins and budget, for any API."""
+    app = create_app(api="benchgen", control=False)
+    with LiveServer(app) as server:
+        env = {"BENCHGEN_API_URL": server.url, "BENCHGEN_TOKEN": "bgn_x", f"{prefix}ALLOW_WRITES": "1"}
+        session = resolve("benchgen", {**env, f"{prefix}MAX_REQUESTS": "77"})
+    assert (session.mode, session.policy.opt_ins, session.policy.max_requests) == ("staging", ["writes"], 77)
+
+
+def test_a_read_only_target_refuses_writes_before_the_wire() -> None:
+    """Production mode: whatever a check asks, nothing but a safe read leaves the runner."""
+    app = Recorder(create_app(api="benchgen", control=False))
+    with LiveServer(app) as server:
+        session = resolve("benchgen", {"BENCHGEN_API_URL": server.url, "BENCHGEN_TOKEN": "bgn_x"})
+        assert session.mode == "production"
+        with session.client() as http, pytest.raises(pytest.skip.Exception, match="read-only"):
+            http.post("/api/user_llm_models/", json={})
+    assert app.calls == []
