@@ -6,8 +6,9 @@ an OpenRouter secret with a rule so launches can run. A PAT given with the URL i
 used on a mock, so the revocation and rotation checks cannot spend it.
 
 On a deployment the same roles come from `BW_PAT_READONLY` (every read scope, no write
-scope), `BW_PAT_WRITEONLY` (every other scope) and `BW_PAT_EXPIRED` (`ROLE_ENVS`): Benchwright mints PATs from a browser session only (§2.4), which a
-contract run cannot hold.
+scope), `BW_PAT_WRITEONLY` (every other scope) and `BW_PAT_EXPIRED` (`ROLE_ENVS`):
+Benchwright mints PATs from a browser session only (§2.4), which a contract run cannot
+hold.
 """
 
 from __future__ import annotations
