@@ -13,6 +13,8 @@ CONTRACT = ContractApi(
     url_env="BENCHGEN_API_URL",
     credential_envs=("BENCHGEN_TOKEN",),
     credentials={"token": "BENCHGEN_TOKEN"},
+    # narrower tokens a deployment's operator gives (the API mints none: B-42), for the scope checks
+    role_envs={"read": "BENCHGEN_TOKEN_READ", "run": "BENCHGEN_TOKEN_RUN", "noscope": "BENCHGEN_TOKEN_NOSCOPE"},
     claims=CLAIMS,
     redactions=((r"bgn_[A-Za-z0-9_]+", "bgn_[redacted]"), (r"sk-contract-[A-Za-z0-9-]+", "sk-[redacted]")),
 )

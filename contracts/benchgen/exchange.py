@@ -70,13 +70,19 @@ class Exchange:
         path: Mapping[str, Any] | None = None,
         query: Mapping[str, Any] | None = None,
         body: Any = None,
+        expect_429: bool = False,
     ) -> Answer:
+        """One operation; `expect_429` marks a request sent to provoke a 429, which the run's client then
+        returns as it is instead of waiting it out (`contracts.runner.pacing`)."""
         method, template, operation = self.operations[operation_id]
         url = template
         for name, value in (path or {}).items():
             url = url.replace("{" + name + "}", str(value))
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        response = self.client.request(method, url, params=dict(query or {}), json=body, headers=headers)
+        extensions = {"expect_429": True} if expect_429 else {}
+        response = self.client.request(
+            method, url, params=dict(query or {}), json=body, headers=headers, extensions=extensions
+        )
         self.answers += 1
         try:
             parsed = response.json()

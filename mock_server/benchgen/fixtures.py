@@ -1,6 +1,6 @@
 """Seed data: the same ids, token and answers on every start and after every reset.
 
-- user 1, the demo user, with 100 credits left after its seeded run, and the demo token
+- user 1, the demo user, with 1000 credits left after its seeded run (a hundred runs), and the demo token
   `DEMO_TOKEN` carrying `benchmark:read benchmark:run`;
 - competitions: 121 "MMLU Mini" (auto-approve; user 1 joined it and has finished run 789),
   123 "GSM8K Grade-School Math" (auto-approve, the one `search=gsm8k` finds),
@@ -21,7 +21,15 @@ DEMO_USER_ID = 1
 DEMO_TOKEN_ID = 1
 DEMO_TOKEN = "bgn_demo_0123456789abcdef0123456789abcdef"
 DEMO_SCOPES = ("benchmark:read", "benchmark:run")
-DEMO_CREDITS = 100
+DEMO_CREDITS = 1000
+# Narrower tokens of the demo user, printed beside DEMO_TOKEN so a contract run against a
+# deployment (or this mock with its control surface off) can check the scopes (B-43, B-44):
+# tokens are minted in the web app only (B-42), so a deployment's operator hands them over.
+ROLE_TOKENS = {
+    "BENCHGEN_TOKEN_READ": (2, "bgn_demo_read_0123456789abcdef012345678", ("benchmark:read",)),
+    "BENCHGEN_TOKEN_RUN": (3, "bgn_demo_run_0123456789abcdef0123456789", ("benchmark:run",)),
+    "BENCHGEN_TOKEN_NOSCOPE": (4, "bgn_demo_none_0123456789abcdef01234567", ()),
+}
 
 MMLU_ID = 121
 GSM8K_ID = 123
@@ -69,6 +77,8 @@ def seed(now: datetime) -> Store:
     store = Store(default_user_id=DEMO_USER_ID, template_questions=_questions(GSM8K_QUESTIONS))
     store.add_user(credits=DEMO_CREDITS + 10, user_id=DEMO_USER_ID)
     store.add_token(DEMO_USER_ID, DEMO_SCOPES, DEMO_TOKEN, now, token_id=DEMO_TOKEN_ID)
+    for token_id, secret, scopes in ROLE_TOKENS.values():
+        store.add_token(DEMO_USER_ID, scopes, secret, now, token_id=token_id)
     store.add_competition(
         competition_id=MMLU_ID,
         name="MMLU Mini",

@@ -26,7 +26,10 @@ def advance_runs(api: Any) -> None:
 
 
 def ready(api: Any) -> dict[str, str]:
-    return {"BENCHGEN_TOKEN": fixtures.DEMO_TOKEN}
+    return {
+        "BENCHGEN_TOKEN": fixtures.DEMO_TOKEN,
+        **{name: secret for name, (_, secret, _) in fixtures.ROLE_TOKENS.items()},
+    }
 
 
 PROFILE = Profile(

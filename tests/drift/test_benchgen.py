@@ -15,6 +15,7 @@ import pytest
 from contracts.benchgen.exchange import Control, Exchange
 from contracts.benchgen.suite import test_runs
 from contracts.benchgen.suite.conftest import OPERATIONS
+from contracts.benchgen.world import World
 from mock_server.app import create_app
 from mock_server.benchgen.fixtures import DEMO_TOKEN
 from tests.drift.harness import Rewrite, caught, crawl_drifts, on_headers, on_json, served, set_status
@@ -96,8 +97,8 @@ def _suite(run):
 
 
 SUITE_CHECKS = {
-    "every-model": _suite(lambda x, c, h: test_runs.check_every_kind_of_model_runs(x, c)),
-    "throttle": _suite(lambda x, c, h: test_runs.check_polling_is_throttled(x, c)),
+    "every-model": _suite(lambda x, c, h: test_runs.check_every_kind_of_model_runs(x, World.on_mock(c, x, 1000))),
+    "throttle": _suite(lambda x, c, h: test_runs.check_polling_is_throttled(x, World.on_mock(c, x))),
     "joins": _suite(lambda x, c, h: test_runs.check_joins(x, c)),
     "token-surface": _suite(lambda x, c, h: test_runs.check_one_token_serves_the_api(x, DEMO_TOKEN, h)),
 }

@@ -117,9 +117,7 @@ def test_the_nightly_workflows_opt_ins_reach_every_api() -> None:
     API's target, resolved with the job's environment, runs with all three opt-ins and its budget."""
     workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
     (step,) = [s for s in workflow["jobs"]["contract"]["steps"] if "make contract" in s.get("run", "")]
-    dispatched = {
-        name: ("1" if "inputs.allow_" in str(value) else str(value)) for name, value in step["env"].items()
-    }
+    dispatched = {name: ("1" if "inputs.allow_" in str(value) else str(value)) for name, value in step["env"].items()}
     budget = next(int(v) for k, v in dispatched.items() if k.endswith("CONTRACT_MAX_REQUESTS"))
     for api in CONTRACT_APIS:
         spec = contract(api)

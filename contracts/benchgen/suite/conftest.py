@@ -8,7 +8,7 @@ surface runs, and nothing that joins or queues runs without `--allow-spend`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
@@ -19,6 +19,7 @@ from mock_server.apis import bundle
 from mock_server.engine.spec import iter_operations
 
 from ..exchange import Control, Exchange
+from ..world import World
 
 BUNDLE = bundle("benchgen")
 OPERATIONS = {op["operationId"]: (method.upper(), path, op) for method, path, _, op in iter_operations(BUNDLE)}
@@ -56,6 +57,20 @@ def control(http, target) -> Control:
     control = Control(http)
     control.reset()
     return control
+
+
+@pytest.fixture
+def world(target, http, exchange, token) -> Callable[..., World]:
+    """A place to join and run (`contracts.benchgen.world`): on the mock a fresh user and benchmark (the mock
+    reset first), on a deployment the run's account and a public benchmark, with --allow-spend only."""
+    if target.embedded:
+        control = Control(http)
+        control.reset()
+        return lambda credits=100, name="Contract": World.on_mock(control, exchange, credits, name)
+    if not target.policy.allow_spend:
+        pytest.skip("joins a benchmark and queues runs, which spends credits: pass --allow-spend")
+    made = World.on_deployment(exchange, token)
+    return lambda credits=100, name="Contract": made
 
 
 @pytest.fixture

@@ -1,51 +1,53 @@
 """Scopes per operation and the revocation window (B-17, B-28, B-32, B-43…B-48).
 
-These mint and revoke tokens and move the clock, which only the embedded mock's control
-surface can do: the API itself has no token operations (B-42, B-47). Against a live
-target they are skipped.
+The API has no token operations (B-42, B-47): tokens come from the web app. On the mock
+the scope checks mint their tokens through the control surface; on a deployment they use
+the narrower tokens its operator gives (`BENCHGEN_TOKEN_READ`, `BENCHGEN_TOKEN_RUN`,
+`BENCHGEN_TOKEN_NOSCOPE`; the mock prints its own) and, since a holder of benchmark:run
+queues a run, --allow-spend. Revocation needs the control surface's revoke and clock.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from ..exchange import Control
 from .conftest import REVOCATION_SECONDS
 
 READ, RUN = "benchmark:read", "benchmark:run"
+ROLES = {"read": [READ], "run": [RUN], "noscope": []}
 
 
-def _world(control, exchange, scopes):
-    """A user with credits, joined to a fresh auto-approving competition, with a finished run; a token of `scopes`."""
-    user = control.user(100)
-    _, full = control.token(user, [READ, RUN])
-    _, scoped = control.token(user, scopes)
-    exchange.secrets.update({full, scoped})
-    cid = control.competition("Contract scopes", True)
-    exchange.expect(exchange.call("registerForCompetition", token=full, path={"id": cid}), "B-11", 201)
-    models = exchange.call("listUserLlmModels", token=full).body["results"]
-    queued = exchange.call("queueBenchmarkRun", token=full, body={"competition_id": cid, "model_id": models[0]["id"]})
-    exchange.expect(queued, "B-26", 201)
-    control.advance(3600)
-    return cid, queued.body["submission_id"], models[0]["id"], scoped
-
-
-@pytest.mark.parametrize("scopes", [[READ], [RUN], []])
-def test_each_operation_asks_for_its_scope(control, exchange, scopes):
+@pytest.mark.parametrize("role", list(ROLES))
+def test_each_operation_asks_for_its_scope(target, http, exchange, world, role):
     """B-17, B-28, B-32, B-44, B-45: run for join and queue, read for status, results and models (the scopes
     benchmark:run and benchmark:read, named in each 403's required_scopes); 403 otherwise."""
-    cid, sid, model_id, token = _world(control, exchange, scopes)
-    second = control.competition("Contract scopes 2", True)
+    scopes = ROLES[role]
+    place = world(name="Contract scopes")
+    if target.embedded:
+        control = Control(http)
+        _, token = control.token(place.user, scopes)
+        second = control.competition("Contract scopes 2", True)
+        joined = {200, 201}
+    else:
+        token = target.tokens.get(role)
+        if not token:
+            pytest.skip(target.missing_role(role))
+        second, joined = place.competition, {201, 400}  # joined already: a holder of the scope is not refused
+    exchange.secrets.add(token)
+    sid = place.queue(exchange)
+    place.finish(exchange, sid)
     calls = [
-        (RUN, "registerForCompetition", {"path": {"id": second}}),
-        (RUN, "queueBenchmarkRun", {"body": {"competition_id": cid, "model_id": model_id}}),
-        (READ, "getRunStatus", {"path": {"submission_id": sid}}),
-        (READ, "getItemResults", {"path": {"submission_id": sid}}),
-        (READ, "listUserLlmModels", {}),
+        (RUN, "registerForCompetition", {"path": {"id": second}}, joined),
+        (RUN, "queueBenchmarkRun", {"body": {"competition_id": place.competition, "model_id": place.model_id}}, {201}),
+        (READ, "getRunStatus", {"path": {"submission_id": sid}}, {200}),
+        (READ, "getItemResults", {"path": {"submission_id": sid}}, {200}),
+        (READ, "listUserLlmModels", {}, {200}),
     ]
-    for scope, operation_id, args in calls:
+    for scope, operation_id, args, accepted in calls:
         answer = exchange.call(operation_id, token=token, **args)
         if scope in scopes:
-            exchange.expect(answer, "B-43", {200, 201})
+            exchange.expect(answer, "B-43", accepted)
         else:
             exchange.expect(answer, "B-44", 403, "permission_denied")
             if answer.body["required_scopes"] != [scope]:

@@ -10,13 +10,16 @@
   neither listed nor joinable (B-08).
 - One token serves every operation it has scopes for (B-02); the API has no token operations (B-42, B-47).
 
-Runs and joins spend or write, and the fresh users, benchmarks and clock come from the mock's control
-surface, so those checks run against the embedded mock only; the token-surface checks only read.
+Runs spend credits: they run in a `World` (`contracts/benchgen/world.py`), a fresh user and benchmark on the
+mock, the run's own account and a public benchmark on a deployment with --allow-spend. The join checks need
+benchmarks that approve by hand and unpublished drafts, which only the mock's control surface makes; the
+token-surface checks only read.
 """
 
 from __future__ import annotations
 
 from ..exchange import Control, Exchange, drift
+from ..world import World
 from .conftest import BUNDLE
 
 READ, RUN = "benchmark:read", "benchmark:run"
@@ -31,13 +34,8 @@ def _credits_left(exchange: Exchange, token: str, cid: int, model_id: int):
     return exchange.expect(answer, "B-26", 201)
 
 
-def check_every_kind_of_model_runs(exchange: Exchange, control: Control) -> None:
-    start = 1000
-    user = control.user(start)
-    _, token = control.token(user, [READ, RUN])
-    exchange.secrets.add(token)
-    cid = control.competition("Contract every model", True)
-    exchange.expect(exchange.call("registerForCompetition", token=token, path={"id": cid}), "B-11", 201)
+def check_every_kind_of_model_runs(exchange: Exchange, world: World) -> None:
+    token, cid = world.token, world.competition
     listed = exchange.call("listUserLlmModels", token=token)
     models = [m for m in listed.body["results"] if m["kind"] == "platform"]
     if not models:
@@ -54,17 +52,24 @@ def check_every_kind_of_model_runs(exchange: Exchange, control: Control) -> None
         ("B-21", {"model_source": "external", "model_url": url, "model_name": "contract-keyless"}),
         ("B-23", {"model_source": "huggingface", "model_name": "Qwen/Qwen2.5-0.5B-Instruct"}),
     ]
+    # the credits before the first run: known on the mock; on a deployment, which states a user's credits only in a
+    # run's answer, the first answer's remaining plus its charge (so a drift in that first answer goes unseen)
+    start = world.credits
     spent = 0
     runs: list[tuple[str, int]] = []
     for claim, body in bodies:
         answer = exchange.call("queueBenchmarkRun", token=token, body={"competition_id": cid, **body})
+        world.affordable(answer)
         exchange.expect(answer, claim, 201)
+        if start is None:
+            start = answer.body["credits_remaining"] + answer.body["credits_charged"]
         spent += answer.body["credits_charged"]
         if answer.body["credits_charged"] <= 0 or answer.body["credits_remaining"] != start - spent:
             raise exchange.fail(
                 "B-29", answer, f"charged {answer.body['credits_charged']}, left {answer.body['credits_remaining']}"
             )
         runs.append((claim, answer.body["submission_id"]))
+    assert start is not None
     # refusals charge nothing: an unknown model, a URL that is not an https endpoint
     for claim, body in (
         ("B-20", {"model": "contract/no-such-model"}),
@@ -76,33 +81,27 @@ def check_every_kind_of_model_runs(exchange: Exchange, control: Control) -> None
     charged, remaining = last.body["credits_charged"], last.body["credits_remaining"]
     if remaining != start - spent - charged:
         raise exchange.fail("B-29", last, f"refused runs were charged: {start - spent - charged} != {remaining}")
-    control.advance(3600)
     for claim, sid in runs:
+        world.finish(exchange, sid)
         polled = exchange.expect(exchange.call("getRunStatus", token=token, path={"submission_id": sid}), "B-33", 200)
         status = polled.body
         if status["done"] is not True or not isinstance(status["score"], int | float) or status["error"] is not None:
             raise exchange.fail("B-25", polled, f"a {claim} run did not finish with a score: {status}")
 
 
-def check_polling_is_throttled(exchange: Exchange, control: Control) -> None:
-    user = control.user(100)
-    _, token = control.token(user, [READ, RUN])
-    exchange.secrets.add(token)
-    cid = control.competition("Contract throttle", True)
-    exchange.expect(exchange.call("registerForCompetition", token=token, path={"id": cid}), "B-11", 201)
-    models = exchange.call("listUserLlmModels", token=token).body["results"]
-    queued = exchange.call("queueBenchmarkRun", token=token, body={"competition_id": cid, "model_id": models[0]["id"]})
-    sid = exchange.expect(queued, "B-26", 201).body["submission_id"]
+def check_polling_is_throttled(exchange: Exchange, world: World) -> None:
+    token = world.token
+    sid = world.queue(exchange)
     first = exchange.expect(exchange.call("getRunStatus", token=token, path={"submission_id": sid}), "B-33", 200)
     wait = first.body["check_again_seconds"]
     if first.body["done"] or not isinstance(wait, int) or wait < 1:
         raise exchange.fail("B-37", first, f"a queued run asks to poll again in {wait!r}")
-    early = exchange.call("getRunStatus", token=token, path={"submission_id": sid})
+    early = exchange.call("getRunStatus", token=token, path={"submission_id": sid}, expect_429=True)
     exchange.expect(early, "P-throttle", 429, "throttled")
     retry = int(early.response.headers.get("retry-after", "0"))
     if not 1 <= retry <= wait:
         raise exchange.fail("P-throttle", early, f"Retry-After {retry} for check_again_seconds {wait}")
-    control.advance(retry)
+    world.advance(retry)
     # the early poll did not count: a poll Retry-After later is answered
     exchange.expect(exchange.call("getRunStatus", token=token, path={"submission_id": sid}), "P-throttle", 200)
 
@@ -156,15 +155,15 @@ def check_one_token_serves_the_api(exchange: Exchange, token: str, http, probe: 
                 )
 
 
-def test_every_kind_of_model_runs(control, exchange):
+def test_every_kind_of_model_runs(exchange, world):
     """B-25, B-19, B-20, B-21, B-22, B-23, B-29, B-34: every model source queues through one call, each charged
     once, refusals charged nothing, and each finishes with a score."""
-    check_every_kind_of_model_runs(exchange, control)
+    check_every_kind_of_model_runs(exchange, world(credits=1000, name="Contract every model"))
 
 
-def test_polling_is_throttled(control, exchange):
+def test_polling_is_throttled(exchange, world):
     """B-37, P-throttle: an early poll is 429 with Retry-After within check_again_seconds, and does not count."""
-    check_polling_is_throttled(exchange, control)
+    check_polling_is_throttled(exchange, world(name="Contract throttle"))
 
 
 def test_joins(control, exchange):
