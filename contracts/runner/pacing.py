@@ -95,14 +95,14 @@ class Pacer:
                 return 0.0
             return until - now
 
-    def observe(self, method: str, headers: Mapping[str, str], now: float | None = None) -> None:
+    def observe(self, method: str, headers: Mapping[str, Any], now: float | None = None) -> None:
         try:
-            remaining = int(headers[self.remaining_header])
-        except (KeyError, ValueError):
+            remaining = int(header(headers, self.remaining_header) or "")
+        except ValueError:
             return
         try:
-            reset: int | None = int(headers[self.reset_header])
-        except (KeyError, ValueError):
+            reset: int | None = int(header(headers, self.reset_header) or "")
+        except ValueError:
             reset = None
         now = time.monotonic() if now is None else now
         with self._lock:
@@ -120,8 +120,19 @@ class Pacer:
                 self.windows.pop(self.kind(method), None)
 
 
-def retry_after(headers: Mapping[str, str]) -> float | None:
-    value = headers.get("Retry-After")
+def header(headers: Mapping[str, Any], name: str) -> str | None:
+    """One header of any client's response: httpx's (case-insensitive) or schemathesis' (lower-cased
+    names, a list of values each)."""
+    value = headers.get(name)
+    if value is None:
+        value = headers.get(name.lower())
+    if isinstance(value, list):
+        value = value[0] if value else None
+    return value
+
+
+def retry_after(headers: Mapping[str, Any]) -> float | None:
+    value = header(headers, "Retry-After")
     try:
         return float(value) if value is not None else None
     except ValueError:
