@@ -242,7 +242,8 @@ def run_round_mode(p: Platform) -> Sent:
     for provider in PROVIDERS:
         p.plan(SLUG, sent.run_id, provider, 1, schedule)  # round mode: the full schedule length
         sent.assignments[provider] = p.claim(SLUG, sent.run_id, provider)
-        assert sent.assignments[provider]["taskRange"]["count"] == schedule
+        # the schedule-long plan is clipped to the participant's extent (A-43, A-44)
+        assert sent.assignments[provider]["taskRange"] == {"start": 0, "end": ITERATIONS - 1, "count": ITERATIONS}
         sent.records[provider] = []
     for index in range(ITERATIONS):
         for provider in PROVIDERS:
@@ -455,8 +456,8 @@ def test_participant_mode_end_to_end(platform, client, advance):
 
 
 def test_round_mode_end_to_end(platform, client, advance):
-    """Sequence, groupBy 'round': per-participant reporters interleaved, targetConcurrency = schedule length
-    (A-40, A-46, A-68)."""
+    """Sequence, groupBy 'round': per-participant reporters interleaved, targetConcurrency = schedule length,
+    the claimed range clipped to the participant's extent (A-40, A-43, A-44, A-46, A-68)."""
     sent = run_round_mode(platform)
     check_reads(platform, client, advance, sent, "round")
     shared = [
