@@ -234,6 +234,9 @@ def test_not_served_entries_name_optional_client_fields():
         assert f"{field}?" in fields, key
 
 
+INT = {"type": "integer"}
+
+
 @pytest.mark.parametrize(
     ("expr", "schema", "reading", "expected"),
     [
@@ -244,9 +247,9 @@ def test_not_served_entries_name_optional_client_fields():
         ("string|null", {"type": "string"}, False, "nullable False in the spec, True in the client"),
         ("'available'|'unavailable'", {"type": "object"}, True, "['object'] in the spec, a string in the client"),
         ("'a'|'b'", {"type": "string", "enum": ["a"]}, True, "enum ['a'] in the spec, ['a', 'b'] in the client"),
-        ({"stepCount": "number"}, {"type": "object", "properties": {"taskCount": {"type": "integer"}}}, True, "not declared"),
-        ({"x": "number"}, {"type": "object", "properties": {"x": {"type": "integer"}}}, True, "does not require it"),
-        ({"x?": "number"}, {"type": "object", "required": ["x"], "properties": {"x": {"type": "integer"}}}, False, "requires it"),
+        ({"stepCount": "number"}, {"type": "object", "properties": {"taskCount": INT}}, True, "not declared"),
+        ({"x": "number"}, {"type": "object", "properties": {"x": INT}}, True, "does not require it"),
+        ({"x?": "number"}, {"type": "object", "required": ["x"], "properties": {"x": INT}}, False, "requires it"),
     ],
 )
 def test_the_comparison_finds_each_kind_of_drift(expr, schema, reading, expected):

@@ -110,9 +110,8 @@ def test_an_unreclaimed_attempt_past_its_lease_still_reports_and_completes():
     worker, att = w.claim(run, "e2b")
     w.tick(w.store.timing.lease_seconds + 30)
     assert workers.is_stale(w.store, worker, w.now)
-    workers.heartbeat(
-        w.store, run=run, worker=worker, body={"attemptId": att.id, "progressDone": 3}, limits=LIMITS_HEARTBEAT, now=w.now
-    )
+    body = {"attemptId": att.id, "progressDone": 3}
+    workers.heartbeat(w.store, run=run, worker=worker, body=body, limits=LIMITS_HEARTBEAT, now=w.now)
     assert not workers.is_stale(w.store, worker, w.now) and worker.progress_done == 3
     w.tick(w.store.timing.lease_seconds * 2)
     batch, duplicate = w.batch(run, worker, att.id, 0, [record(i) for i in range(3)], final=True)
