@@ -118,6 +118,26 @@ def test_claim_exhaustion_and_disjoint_ranges(platform):
         raise Drift("A-43", "claimWorker", f"the ranges cover {covered}, not 0..5 once each")
 
 
+def test_task_ranges_are_clipped_to_the_participant_extent(platform):
+    """A-43, A-44: totalTasks 5, two workers of targetConcurrency 3: the claims hand out [0,2] and [3,4];
+    task index 5 does not exist, so no range reaches it."""
+    slug = new_slug()
+    platform.call("PUT", f"/benchmarks/{slug}", {"name": "Contract ranges"})
+    run_id = platform.json("POST", f"/benchmarks/{slug}/runs", {"totalTasks": 5, "participants": ["e2b"]}, expect=201)[
+        "run"
+    ]["id"]
+    base = f"/benchmarks/{slug}/runs/{enc(run_id)}/participants/e2b/workers"
+    platform.call("POST", base, {"workerCount": 2, "targetConcurrency": 3}, claim="A-39")
+    ranges = [
+        platform.json("POST", base + "/claim", {"processKind": "process", "processKey": f"p{i}"}, claim="A-44")[
+            "assignment"
+        ]["taskRange"]
+        for i in range(2)
+    ]
+    if ranges != [{"start": 0, "end": 2, "count": 3}, {"start": 3, "end": 4, "count": 2}]:
+        raise Drift("A-44", "claimWorker", f"over 5 tasks the ranges are {ranges}, not [0,2] and [3,4]")
+
+
 def test_sequencing_duplicates_regressions_gaps_final(platform):
     """A-16, A-51, A-52 (P-sequence)."""
     slug, run_id, a = claimed(platform)
@@ -192,25 +212,37 @@ def test_limits_at_and_past_the_bound(platform, which):
     platform.call("POST", path, {"attemptId": a["attemptId"], "concurrency": at}, claim="A-10")
 
 
+def move_clock(platform, seconds: float) -> None:
+    advance = platform.raw("POST", platform.base_url + "/__mock/clock", json={"advance_seconds": seconds})
+    assert advance.status_code == 200
+
+
+def test_an_unreclaimed_attempt_past_its_lease_still_reports_and_completes(platform, target):
+    """A-15 (P-lease): fencing guards a reclaimed worker. A lone slow worker whose lease expired and that
+    nobody reclaimed still heartbeats, sends its batch and completes. Needs the mock's clock."""
+    if not target.embedded:
+        pytest.skip("moving time needs the mock's /__mock/clock; a live lease is not waited out")
+    slug, run_id, a = claimed(platform)
+    body = {"attemptId": a["attemptId"]}
+    for suffix, extra in (
+        ("/heartbeat", {"progressDone": 3}),
+        ("/events", {"type": "task_results", "sequenceNumber": 0, "isFinal": True, "records": records(3)}),
+        ("/complete", {}),
+    ):
+        move_clock(platform, TIMING["leaseSeconds"] + 1)
+        platform.call("POST", wpath(slug, run_id, a) + suffix, {**body, **extra}, claim="A-15")
+    worker = platform.json("GET", wpath(slug, run_id, a))["worker"]
+    if worker["status"] != "completed" or worker["attemptNumber"] != a["attemptNumber"]:
+        raise Drift("A-15", "getWorker", f"the slow worker's own attempt did not complete it: {worker}")
+
+
 def test_lease_expiry_reclaim_and_fencing(platform, target):
     """A-14, A-15, A-45 (P-lease): after the lease, a reclaim mints a new attempt; the old one is refused
     by every worker mutation and changes nothing. Needs the mock's clock."""
     if not target.embedded:
         pytest.skip("moving time needs the mock's /__mock/clock; a live lease is not waited out")
     slug, run_id, old = claimed(platform)
-    advance = platform.raw(
-        "POST", platform.base_url + "/__mock/clock", json={"advance_seconds": TIMING["leaseSeconds"]}
-    )
-    assert advance.status_code == 200
-    # past its lease the attempt is stale even before anyone reclaims the worker (P-lease)
-    platform.call(
-        "POST",
-        wpath(slug, run_id, old) + "/heartbeat",
-        {"attemptId": old["attemptId"]},
-        expect=409,
-        claim="P-lease",
-        code="stale_attempt",
-    )
+    move_clock(platform, TIMING["leaseSeconds"])
     new = platform.json(
         "POST",
         f"/benchmarks/{slug}/runs/{enc(run_id)}/participants/e2b/workers/claim",
