@@ -18,10 +18,8 @@ The rules, for every operation the client calls:
 
 from __future__ import annotations
 
-import json
 import re
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,9 +27,7 @@ import pytest
 from mock_server.benchsdk.profile import PROFILE
 from mock_server.engine.spec import iter_operations, load_bundle
 
-DATA = json.loads((Path(__file__).parent / "client_types.json").read_text())
-TYPES: dict[str, dict[str, Any]] = DATA["types"]
-PRIMITIVES = {"string", "number", "boolean", "object", "unknown"}
+from .client_types import DATA, TYPES, fields_of, parse, read_as
 
 
 @cache
@@ -86,31 +82,6 @@ def shape(schema: dict[str, Any]) -> tuple[set[str], bool, dict[str, Any]]:
     types = set(declared) if isinstance(declared, list) else ({declared} if declared else set())
     nullable = "null" in types
     return types - {"null"}, nullable, schema
-
-
-# ---- the client side: the data's notation ----------------------------------------------------------
-
-
-def parse(expr: Any) -> tuple[str, bool, Any]:
-    """(kind, nullable, detail): kind is a primitive, 'enum' (detail: the values), 'array' (detail:
-    the item expression), 'ref' (detail: a type name) or 'inline' (detail: the fields)."""
-    if isinstance(expr, dict):
-        return "inline", False, expr
-    nullable = expr.endswith("|null")
-    core = expr.removesuffix("|null")
-    if core.startswith("'"):
-        return "enum", nullable, re.findall(r"'([^']*)'", core)
-    if core.endswith("[]"):
-        return "array", nullable, core[:-2]
-    if core in PRIMITIVES:
-        return core, nullable, None
-    assert core in TYPES, f"unknown type {core!r}"
-    return "ref", nullable, core
-
-
-def fields_of(expr: Any) -> dict[str, Any]:
-    kind, _, detail = parse(expr)
-    return detail if kind == "inline" else TYPES[detail]
 
 
 # ---- the comparison --------------------------------------------------------------------------------
@@ -261,3 +232,28 @@ def test_the_comparison_finds_each_kind_of_drift(expr, schema, reading, expected
         assert problems == []
     else:
         assert any(expected in p for p in problems), problems
+
+
+@pytest.mark.parametrize(
+    ("expr", "value", "message"),
+    [
+        ("TaskResultsResponse", {"accepted": True}, "is not a number"),
+        ("BenchmarkFailurePoint", {"participantSlug": "e2b", "taskIndex": 1, "errorCode": None}, "provider is missing"),
+        ("BenchmarkResultsOverviewAnalytics", {"status": "ready", "query": {}}, "is not one of"),
+        ("BenchmarkTaskIteration", {"data": None}, "participantSlug is missing"),
+        ("BenchmarkAssignment|null", None, None),
+        ("BenchmarkRunWorker", None, "is null"),
+    ],
+)
+def test_reading_an_answer_as_the_client_types_it(expr, value, message):
+    """`read_as` (used by the end-to-end sequence) refuses what the client's type does not allow."""
+    if message is None:
+        assert read_as(expr, value) is None
+    else:
+        with pytest.raises(AssertionError, match=message):
+            read_as(expr, value)
+    assert read_as("BenchmarkRef", {"id": "b", "slug": "s", "name": "n", "extra": 1}) == {
+        "id": "b",
+        "slug": "s",
+        "name": "n",
+    }
