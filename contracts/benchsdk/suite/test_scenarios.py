@@ -96,21 +96,23 @@ def test_run_key_siblings_converge(platform):
         raise Drift("A-30", "getRun", f"a participant-sized run registered 3 + 2 has totalTasks {run['totalTasks']}")
 
 
-def test_claim_exhaustion_and_disjoint_ranges(platform):
-    """A-39, A-42, A-43: k workers, k + 1 claims; the last is {assignment: null}."""
+def planned_claims(platform, *, total: int, workers: int, per_worker: int, claims: int, claim: str) -> list:
+    """A self-contained run of `total` tasks for e2b, `workers` planned at `per_worker`, then `claims`
+    claims: their assignments (None where nothing was claimable)."""
     slug = new_slug()
     platform.call("PUT", f"/benchmarks/{slug}", {"name": "Contract claims"})
-    run_id = platform.json("POST", f"/benchmarks/{slug}/runs", {"totalTasks": 6, "participants": ["e2b"]}, expect=201)[
-        "run"
-    ]["id"]
-    base = f"/benchmarks/{slug}/runs/{enc(run_id)}/participants/e2b/workers"
-    platform.call("POST", base, {"workerCount": 3, "targetConcurrency": 2}, claim="A-39")
-    got = [
-        platform.json("POST", base + "/claim", {"processKind": "process", "processKey": f"p{i}"}, claim="A-41")[
-            "assignment"
-        ]
-        for i in range(4)
-    ]
+    created = platform.json(
+        "POST", f"/benchmarks/{slug}/runs", {"totalTasks": total, "participants": ["e2b"]}, expect=201
+    )
+    base = f"/benchmarks/{slug}/runs/{enc(created['run']['id'])}/participants/e2b/workers"
+    platform.call("POST", base, {"workerCount": workers, "targetConcurrency": per_worker}, claim="A-39")
+    body = {"processKind": "process", "processKey": "contract"}
+    return [platform.json("POST", base + "/claim", body, claim=claim)["assignment"] for _ in range(claims)]
+
+
+def test_claim_exhaustion_and_disjoint_ranges(platform):
+    """A-39, A-42, A-43: k workers, k + 1 claims; the last is {assignment: null}."""
+    got = planned_claims(platform, total=6, workers=3, per_worker=2, claims=4, claim="A-41")
     if got[3] is not None or any(a is None for a in got[:3]):
         raise Drift("A-42", "claimWorker", f"3 workers, 4 claims answered {[a is not None for a in got]}")
     covered = sorted(i for a in got[:3] for i in range(a["taskRange"]["start"], a["taskRange"]["end"] + 1))
@@ -121,19 +123,8 @@ def test_claim_exhaustion_and_disjoint_ranges(platform):
 def test_task_ranges_are_clipped_to_the_participant_extent(platform):
     """A-43, A-44: totalTasks 5, two workers of targetConcurrency 3: the claims hand out [0,2] and [3,4];
     task index 5 does not exist, so no range reaches it."""
-    slug = new_slug()
-    platform.call("PUT", f"/benchmarks/{slug}", {"name": "Contract ranges"})
-    run_id = platform.json("POST", f"/benchmarks/{slug}/runs", {"totalTasks": 5, "participants": ["e2b"]}, expect=201)[
-        "run"
-    ]["id"]
-    base = f"/benchmarks/{slug}/runs/{enc(run_id)}/participants/e2b/workers"
-    platform.call("POST", base, {"workerCount": 2, "targetConcurrency": 3}, claim="A-39")
-    ranges = [
-        platform.json("POST", base + "/claim", {"processKind": "process", "processKey": f"p{i}"}, claim="A-44")[
-            "assignment"
-        ]["taskRange"]
-        for i in range(2)
-    ]
+    got = planned_claims(platform, total=5, workers=2, per_worker=3, claims=2, claim="A-44")
+    ranges = [a["taskRange"] if a else None for a in got]
     if ranges != [{"start": 0, "end": 2, "count": 3}, {"start": 3, "end": 4, "count": 2}]:
         raise Drift("A-44", "claimWorker", f"over 5 tasks the ranges are {ranges}, not [0,2] and [3,4]")
 
