@@ -851,7 +851,10 @@ PROPOSALS: dict[str, str] = {
     "P-timestamps": "server-stamped timestamps are ISO-8601 UTC with milliseconds and Z",
     "P-sequence": "a repeated sequenceNumber is duplicate: true; a lower unseen one is 409 sequence_regression; "
     "gaps are allowed; after isFinal a new one is 409 attempt_finalized",
-    "P-lease": "an attempt unheartbeated for x-timing.leaseSeconds is stale: refused, and its worker reclaimable",
+    "P-lease": (
+        "a worker unheartbeated for x-timing.leaseSeconds is stale: claimable again; its attempt is refused only "
+        "once a reclaim supersedes it, and until then still reports and completes"
+    ),
     "P-upload": "a presigned PUT with another Content-Type, an altered signature or after expiry is 403",
     "P-ensure": "planning a participant that has workers returns them; another workerCount is 409",
     "P-summary-merge": "a later summary replaces the rows of the same (provider, dimensions) and keeps the others",

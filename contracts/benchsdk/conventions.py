@@ -65,7 +65,20 @@ ENVELOPES = {
 }
 
 
-ASSIGNMENT = {"workerId", "attemptId", "attemptNumber", "participantSlug", "taskRange", "targetConcurrency"}
+ASSIGNMENT = {
+    "benchmarkId",
+    "benchmarkSlug",
+    "runId",
+    "participantId",
+    "participantSlug",
+    "workerId",
+    "workerIndex",
+    "workerCount",
+    "attemptId",
+    "attemptNumber",
+    "taskRange",
+    "targetConcurrency",
+}  # the fields @benchsdk/api's `BenchmarkAssignment` does not mark optional
 
 
 @dataclass(frozen=True)
@@ -135,6 +148,18 @@ def _absolute_presigned(url: Any, what: str, out: list[Violation]) -> None:
         out.append(Violation("A-61", f"{what} {url!r} is under /api/v1 (it is an out-of-band presigned URL)"))
 
 
+def _events_answer(body: dict[str, Any], out: list[Violation]) -> None:
+    """The client's `TaskResultsResponse`: `accepted` is a number (the records this call put on
+    record), and a resend, counted once, adds none."""
+    duplicate, accepted = body.get("duplicate"), body.get("accepted")
+    if not isinstance(duplicate, bool):
+        out.append(Violation("A-16", "an events answer says whether the batch was a duplicate"))
+    if isinstance(accepted, bool) or not isinstance(accepted, int) or accepted < 0:
+        out.append(Violation("P-envelopes", f"the events answer's accepted = {accepted!r} is not a record count"))
+    elif duplicate is True and accepted != 0:
+        out.append(Violation("A-16", f"a duplicate batch answered accepted = {accepted}; it is counted once"))
+
+
 def check(operation: Mapping[str, Any], status: int, headers: Mapping[str, str], body: Any) -> list[Violation]:
     op_id = operation["operationId"]
     out: list[Violation] = []
@@ -160,8 +185,8 @@ def check(operation: Mapping[str, Any], status: int, headers: Mapping[str, str],
         _absolute_presigned(body.get("uploadUrl"), "uploadUrl", out)
     if op_id == "getWorkerArtifact":
         _absolute_presigned(body.get("downloadUrl"), "downloadUrl", out)
-    if op_id == "postWorkerEvents" and not isinstance(body.get("duplicate"), bool):
-        out.append(Violation("A-16", "an events answer says whether the batch was a duplicate"))
+    if op_id == "postWorkerEvents":
+        _events_answer(body, out)
     ctype = {k.lower(): v for k, v in headers.items()}.get("content-type", "")
     if not ctype.startswith("application/json"):
         out.append(Violation("A-05", f"{op_id} answered Content-Type {ctype!r}, not JSON"))

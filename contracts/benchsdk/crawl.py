@@ -80,15 +80,29 @@ def paging_findings(crawl, operation_id: str, path: str, body: Any) -> list[tupl
                 out.append(("A-81", f"?{parts.query} served {served}, the unpaged list has {expected} there"))
     if operation_id == "getParticipantLogs" and len(body.get("items") or []) > int(query.get("maxLines", 10**9)):
         out.append(("A-87", f"?{parts.query} served {len(body['items'])} lines"))
-    if operation_id == "listWorkerArtifacts":
-        run_path = parts.path.rsplit("/workers/", 1)[0] + "/artifacts"
-        listed = crawl.bodies.get(run_path)
-        if isinstance(listed, dict) and isinstance(listed.get("items"), list):
-            known = {a.get("id") for a in listed["items"] if isinstance(a, dict)}
-            missing = [a.get("id") for a in body.get("items") or [] if isinstance(a, dict) and a.get("id") not in known]
-            if missing:
-                out.append(("A-89", f"worker artifacts {missing[:3]} are missing from the run's artifact list"))
+    if operation_id == "listWorkerArtifacts":  # against the run's list, when it was crawled first
+        listed = crawl.bodies.get(parts.path.rsplit("/workers/", 1)[0] + "/artifacts")
+        out += _unlisted_artifacts(listed, [body])
+    if operation_id == "listRunArtifacts":  # against the worker lists crawled before it
+        prefix = parts.path.removesuffix("/artifacts") + "/workers/"
+        workers = [b for p, b in crawl.bodies.items() if p.startswith(prefix) and p.count("/", len(prefix)) == 1]
+        out += _unlisted_artifacts(body, [b for b in workers if isinstance(b, dict)])
     return out
+
+
+def _unlisted_artifacts(listed: Any, worker_lists: list[dict]) -> list[tuple[str, str]]:
+    """A-89: the worker artifacts that the run's artifact list lacks (whichever of the two the crawl
+    met first)."""
+    if not isinstance(listed, dict) or not isinstance(listed.get("items"), list):
+        return []
+    known = {a.get("id") for a in listed["items"] if isinstance(a, dict)}
+    missing = [
+        a.get("id")
+        for worker in worker_lists
+        for a in worker.get("items") or []
+        if isinstance(a, dict) and a.get("id") not in known
+    ]
+    return [("A-89", f"worker artifacts {missing[:3]} are missing from the run's artifact list")] if missing else []
 
 
 def check(crawl, operation, path, status, headers, content, body):

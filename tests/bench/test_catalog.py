@@ -1,8 +1,12 @@
-"""The spec against the installed SDK's pinned catalog (C-07, C-08, C-09, C-27).
+"""The spec, and the catalog the mock serves from it, against the installed SDK's pinned catalog
+(C-07, C-08, C-09, C-27).
 
-Runs against the spec files alone. An SDK release that adds, removes or changes an
-operation (method, path, auth class, parameters, request schema, multipart field or
-limit) fails here until the spec follows.
+An SDK release that adds, removes or changes an operation (method, path, auth class,
+parameters, request schema, multipart field or limit) fails here until the spec follows. The
+served `list_operations` answer equals the pinned `operations.json` entry for entry and field
+for field, nulls included (`get_runtime_settings` states `"body": null`). The order of the
+entries is not compared: the spec groups operations by reference section, the SDK's file by
+its own order.
 """
 
 from __future__ import annotations
@@ -11,9 +15,12 @@ import json
 from importlib.resources import files
 
 import pytest
+from starlette.testclient import TestClient
 
-from mock_server.bench.model.catalog import catalog_entry, catalog_from_spec, compare, normalise, spec_operations
+from mock_server.bench.model.catalog import MISSING, catalog_entry, catalog_from_spec, compare, spec_operations
 from mock_server.bench.model.specdata import load_spec
+
+from .conftest import make_app
 
 SECURITY = {
     "public": [{}],
@@ -22,9 +29,13 @@ SECURITY = {
 }
 
 
+PINNED = json.loads(files("bench_sdk").joinpath("operations.json").read_text())
+SERVED_FIELDS = sorted({field for entry in PINNED["operations"] for field in entry})
+
+
 @pytest.fixture(scope="module")
 def pinned() -> dict:
-    return json.loads(files("bench_sdk").joinpath("operations.json").read_text())
+    return PINNED
 
 
 @pytest.fixture(scope="module")
@@ -45,11 +56,56 @@ def test_every_catalog_operation_is_in_the_spec_unchanged(pinned, spec):
 
 @pytest.mark.parametrize("field", ["method", "path", "auth", "path_parameters", "query", "body", "form"])
 def test_each_field_agrees(pinned, by_id, field):
-    """Field by field, so a failure names what an SDK release changed."""
+    """Field by field, so a failure names what an SDK release changed; a stated `null` is not an absence."""
     for entry in pinned["operations"]:
         method, path, op = by_id[entry["id"]]
-        mine = normalise(catalog_entry(method, path, op))
-        assert normalise(entry).get(field) == mine.get(field), (entry["id"], field)
+        mine = catalog_entry(method, path, op)
+        assert entry.get(field, MISSING) == mine.get(field, MISSING), (entry["id"], field)
+
+
+@pytest.fixture(scope="module")
+def served() -> dict:
+    """The catalog as `list_operations` answers it, over HTTP from the mock (no credential: public)."""
+    response = TestClient(make_app()).get("/api/headless/operations")
+    assert response.status_code == 200
+    return response.json()
+
+
+def test_the_served_catalog_is_the_pinned_catalog(pinned, served):
+    """C-08, C-09: the network catalog equals the SDK's pinned one: the same version, the same ids, and each
+    entry equal as JSON (every field, `null`s included)."""
+    assert served["version"] == pinned["version"] and set(served) == set(pinned)
+    mine = {o["id"]: o for o in served["operations"]}
+    assert len(mine) == len(served["operations"])
+    assert sorted(mine) == sorted(o["id"] for o in pinned["operations"])
+    for entry in pinned["operations"]:
+        assert mine[entry["id"]] == entry, (
+            entry["id"],
+            compare({"operations": [entry]}, {"operations": [mine[entry["id"]]]}),
+        )
+
+
+def test_the_served_catalog_states_the_null_body(pinned, served):
+    """The one entry the pinned file gives an explicit `"body": null` is served with that key and that null."""
+    nulls = [o["id"] for o in pinned["operations"] if "body" in o and o["body"] is None]
+    assert nulls == ["get_runtime_settings"]
+    entry = next(o for o in served["operations"] if o["id"] == "get_runtime_settings")
+    assert "body" in entry and entry["body"] is None
+
+
+@pytest.mark.parametrize("field", SERVED_FIELDS)
+def test_each_served_field_agrees(pinned, served, field):
+    """Field by field over the served JSON, so a failure names the field: present on both sides or on neither."""
+    mine = {o["id"]: o for o in served["operations"]}
+    for entry in pinned["operations"]:
+        assert entry.get(field, MISSING) == mine[entry["id"]].get(field, MISSING), (entry["id"], field)
+
+
+def test_compare_tells_a_null_from_an_absence():
+    """`compare` is exact: `body: null` against no `body` is a changed field."""
+    pinned = {"operations": [{"id": "x", "body": None}], "version": 1}
+    assert compare(pinned, {"operations": [{"id": "x"}], "version": 1})["changed"] == ["x: body"]
+    assert compare(pinned, pinned)["changed"] == []
 
 
 def test_operation_id_is_the_catalog_id_and_security_matches_the_auth_class(pinned, by_id):

@@ -9,6 +9,7 @@ from urllib.parse import quote
 from starlette.testclient import TestClient
 
 from mock_server.benchsdk.fixtures import SEED_API_KEY
+from mock_server.engine.compile import Compiler
 
 BASE = "/api/v1"
 
@@ -21,6 +22,25 @@ def make_app(**overrides: Any):
 
 def enc(value: str) -> str:
     return quote(value, safe="")
+
+
+VALIDATORS: dict[tuple[str, str], Any] = {}  # (operationId, status) → compiled schema, for the unchanging spec
+
+
+def check_response(client: TestClient, method: str, path: str, response: Any) -> None:
+    """A 2xx JSON body validates against the schema its operation declares for that status."""
+    api = client.app.state.api  # type: ignore[attr-defined]
+    op, _, _ = api.router.match(method, path)
+    assert op is not None, (method, path)
+    status = str(response.status_code)
+    content = op.raw["responses"][status].get("content", {})
+    if "application/json" not in content:
+        return
+    key = (op.operation_id, status)
+    if key not in VALIDATORS:
+        VALIDATORS[key] = Compiler(api.spec).validator(content["application/json"]["schema"])
+    problems = [e.message for e in VALIDATORS[key].iter_errors(response.json())]
+    assert not problems, (op.operation_id, problems[:3])
 
 
 class Platform:
@@ -37,6 +57,8 @@ class Platform:
         response = self.client.request(method, BASE + path, json=body, params=params, headers=self.headers)
         if expect is not None:
             assert response.status_code == expect, (method, path, response.status_code, response.text)
+        if response.is_success:
+            check_response(self.client, method, BASE + path.split("?")[0], response)
         return response
 
     def get(self, path: str, **params: Any) -> dict:

@@ -4,9 +4,12 @@
 from __future__ import annotations
 
 import pytest
-from starlette.testclient import TestClient
 
-from .client import Platform, make_app
+pytest.register_assert_rewrite("tests.benchsdk.client_types", "tests.benchsdk.sequence_reads")
+
+from starlette.testclient import TestClient  # noqa: E402
+
+from .client import Platform, make_app  # noqa: E402
 
 
 @pytest.fixture

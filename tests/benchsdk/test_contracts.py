@@ -91,7 +91,9 @@ def test_an_undocumented_error_code_is_a_violation():
         ("getRun", {"run": {"summary": {"results": [{"compositeScore": 104}]}}}, "A-75"),
         ("getBenchmark", {"benchmark": {"slug": "Sandbox", "config": {}}}, "A-17"),
         ("createWorkerArtifact", {"artifactId": "a", "uploadUrl": "/__uploads/x", "artifact": {}}, "A-61"),
-        ("postWorkerEvents", {"accepted": True}, "A-16"),
+        ("postWorkerEvents", {"accepted": 1}, "A-16"),
+        ("postWorkerEvents", {"accepted": True, "duplicate": False}, "P-envelopes"),
+        ("postWorkerEvents", {"accepted": 3, "duplicate": True}, "A-16"),
     ],
 )
 def test_conventions_catch_each_kind_of_drift(op_id, body, claim):

@@ -1,5 +1,6 @@
 """Handlers through the app: auth, routing, refusals in the error envelope with documented codes,
-limits, sequencing, fencing, lease expiry, presigned uploads, listings, control surface."""
+limits, sequencing, fencing, lease expiry (only a reclaim fences), clipped task ranges, the client's optional inputs,
+presigned uploads, listings, control surface."""
 
 from __future__ import annotations
 
@@ -375,6 +376,56 @@ def test_lease_expiry_reclaim_and_the_stale_attempt_is_fenced_everywhere(platfor
         err = refused(response, 409, "stale_attempt", spec_errors, op_id)
         assert err["reason"] == "superseded" and err["currentAttemptNumber"] == 2
     assert _worker_state(platform, run_id, new) == before
+
+
+def test_a_lone_slow_worker_past_its_lease_reports_and_completes(platform, advance):
+    """A-15: with nobody reclaiming it, a worker silent for longer than the lease is stale (claimable,
+    counted stale) but its attempt is still current: its heartbeat, batch and complete are accepted."""
+    run_id, a = claimed(platform)
+    lease = platform.client.get("/__mock/openapi.json").json()["x-timing"]["leaseSeconds"]
+    advance(lease + 10)
+    wp = platform.worker_path(SLUG, run_id, a["workerId"])
+    assert platform.get(wp)["worker"]["stale"] is True
+    assert platform.get(f"/benchmarks/{SLUG}/runs/{run_id}/progress")["participants"][0]["workers"]["stale"] == 1
+    platform.heartbeat(SLUG, run_id, a, progressDone=3)
+    assert platform.get(wp)["worker"]["stale"] is False  # the accepted heartbeat renewed the lease
+    advance(lease + 10)
+    records = [{"taskIndex": i, "status": "success"} for i in range(3)]
+    answer = platform.events(SLUG, run_id, a, 0, records, final=True).json()
+    assert (answer["accepted"], answer["duplicate"]) == (3, False)
+    advance(lease + 10)
+    closed = platform.close(SLUG, run_id, a, "complete").json()
+    assert closed["attempt"]["status"] == "completed" and closed["worker"]["attemptNumber"] == 1
+
+
+def test_claimed_ranges_stop_at_the_participant_extent(platform):
+    """A-43, A-44: totalTasks 5, two workers of targetConcurrency 3 → [0,2] and [3,4]; the worker rows agree."""
+    platform.upsert_benchmark(SLUG, {"name": "H"})
+    run_id = platform.create_run(SLUG, {"totalTasks": 5, "participants": ["e2b"]})["run"]["id"]
+    planned = platform.plan(SLUG, run_id, "e2b", 2, 3)
+    assert [(w["taskIndexStart"], w["taskIndexEnd"], w["progressTotal"]) for w in planned] == [(0, 2, 3), (3, 4, 2)]
+    ranges = [platform.claim(SLUG, run_id, "e2b")["taskRange"] for _ in range(2)]
+    assert ranges == [{"start": 0, "end": 2, "count": 3}, {"start": 3, "end": 4, "count": 2}]
+
+
+def test_the_client_optional_inputs_may_be_omitted(platform, client):
+    """PlanWorkersInput and CreateWorkerArtifactInput mark these fields optional: `{}` plans the participant's
+    extent on its declared workers; an artifact without contentType or name takes its upload's type."""
+    platform.upsert_benchmark(SLUG, {"name": "H"})
+    run_id = platform.create_run(SLUG, {"totalTasks": 4, "participants": ["e2b"]})["run"]["id"]
+    path = f"/benchmarks/{SLUG}/runs/{run_id}/participants/e2b/workers"
+    (worker,) = platform.call("POST", path, {}).json()["items"]
+    assert (worker["workerCount"], worker["taskIndexStart"], worker["taskIndexEnd"]) == (1, 0, 3)
+    a = platform.claim(SLUG, run_id, "e2b")
+    wp = platform.worker_path(SLUG, run_id, a["workerId"])
+    created = platform.call("POST", wp + "/artifacts", {"attemptId": a["attemptId"], "kind": "custom"}).json()
+    assert (created["artifact"]["contentType"], created["artifact"]["name"]) == (None, None)
+    put = client.put(created["uploadUrl"], content=b"{}", headers={"Content-Type": "application/json"})
+    assert put.status_code == 200
+    got = platform.get(wp + f"/artifacts/{created['artifactId']}")
+    assert got["artifact"]["contentType"] == "application/json"
+    body = client.get(got["downloadUrl"])
+    assert body.content == b"{}" and body.headers["content-type"] == "application/json"
 
 
 def test_foreign_attempt_is_refused(platform, spec_errors):

@@ -1,6 +1,8 @@
 """The reference's "Sequence — one bench run end to end", replayed call for call in
 `groupBy: 'participant'` and `'round'` modes and as `--run-key` siblings; then every read
-endpoint is read and its figures checked against what was sent (A.4, "Whole lifecycle")."""
+endpoint is read and its figures checked against what was sent (A.4, "Whole lifecycle"), and
+every read the published client makes is read field by field as its types declare it
+(`sequence_reads.py`, `client_types.json`)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from .client import Platform, enc
+from .sequence_reads import Expected, check_every_client_field
 
 SLUG = "sandbox-e2e"
 PROVIDERS = ["e2b", "modal"]
@@ -21,6 +24,7 @@ ITERATIONS = sum(p["iterations"] for p in PHASES)  # per participant
 FAILING = ("modal", 1)  # (participant, taskIndex) whose exec step times out
 T0 = datetime(2026, 4, 22, 9, 0, tzinfo=UTC)
 SCORING = {"metrics": [{"name": "ttiMs", "unit": "ms", "weight": 1}], "groupBy": "phase"}
+BENCH_CONFIG = {"scoring": SCORING, "display": {}}
 
 
 def ts(moment: datetime) -> str:
@@ -81,20 +85,37 @@ def nearest_rank(values: list[float], pct: float) -> float:
 
 @dataclass
 class Sent:
-    """Everything the runner sent, to check the reads against."""
+    """Everything the runner sent (and the ids and keys the write answers gave it), to check the
+    reads against."""
 
     run_id: str = ""
+    t0: str = ""  # the mock's clock during the writes (they do not move it)
+    benchmark: dict = field(default_factory=dict)  # the upsert's answer
+    run: dict = field(default_factory=dict)  # the create's answer
     assignments: dict[str, dict] = field(default_factory=dict)
+    per_worker: dict[str, int] = field(default_factory=dict)  # targetConcurrency planned, by provider
     records: dict[str, list[dict]] = field(default_factory=dict)
     batches: int = 0
+    batch_answers: list[tuple[str, int, int, dict]] = field(default_factory=list)  # (provider, seq, records, answer)
     heartbeats: int = 0
     samples: int = 0
+    sample_log: list[tuple[str, dict]] = field(default_factory=list)  # (provider, sample), in sending order
+    last_beat: dict[str, dict] = field(default_factory=dict)  # provider → the last heartbeat body
     logs: dict[str, list[str]] = field(default_factory=dict)
     uploads: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # artifactId → (content type, bytes)
+    announced: dict[str, tuple[str, dict, dict]] = field(default_factory=dict)  # artifactId → (provider, body, answer)
 
 
-def upsert_and_create(p: Platform, group_by: str, *, run_key: str | None = None, providers=PROVIDERS) -> dict:
-    p.upsert_benchmark(SLUG, {"name": "Sandbox TTI (e2e)", "config": {"scoring": SCORING, "display": {}}})
+def started(p: Platform) -> Sent:
+    """A new record of what is sent, at the mock's current time (the writes do not move the clock)."""
+    now = p.client.post("/__mock/clock", json={"advance_seconds": 0}).json()["now"]
+    return Sent(t0=ts(datetime.fromisoformat(now)))
+
+
+def upsert_and_create(
+    p: Platform, group_by: str, *, sent: Sent, run_key: str | None = None, providers=PROVIDERS
+) -> dict:
+    sent.benchmark = p.upsert_benchmark(SLUG, {"name": "Sandbox TTI (e2e)", "config": BENCH_CONFIG})
     config = {
         "benchmarkSlug": SLUG,
         "name": "Sandbox TTI (e2e)",
@@ -116,24 +137,40 @@ def upsert_and_create(p: Platform, group_by: str, *, run_key: str | None = None,
         }
     else:
         body = {"runKey": run_key, "workerCount": 1, "config": config}
-    return p.create_run(SLUG, body)
+    created = p.create_run(SLUG, body)
+    if not sent.run:  # with a runKey the first creator's body wins (A-12)
+        sent.run_id, sent.run = created["run"]["id"], body
+    return created
 
 
 def beat(p: Platform, sent: Sent, a: dict, done: int, step: str | None, *, errors: int = 0):
     sent.heartbeats += 1
     sample = [{"step": "create", "active": 1 if step == "create" else 0, "target": 1}]
     sent.samples += len(sample)
-    p.heartbeat(
-        SLUG,
-        sent.run_id,
-        a,
-        progressDone=done,
-        progressInFlight=0 if step is None else 1,
-        progressErrors=errors,
-        progressTotal=ITERATIONS,
-        currentStep=step,
-        concurrency=sample,
-    )
+    sent.sample_log += [(a["participantSlug"], x) for x in sample]
+    body = {
+        "progressDone": done,
+        "progressInFlight": 0 if step is None else 1,
+        "progressErrors": errors,
+        "progressTotal": ITERATIONS,
+        "currentStep": step,
+        "concurrency": sample,
+    }
+    sent.last_beat[a["participantSlug"]] = body
+    p.heartbeat(SLUG, sent.run_id, a, **body)
+
+
+def send(p: Platform, sent: Sent, a: dict, seq: int, records: list[dict], *, final: bool = False) -> None:
+    answer = p.events(SLUG, sent.run_id, a, seq, records, final=final).json()
+    sent.batches += 1
+    sent.batch_answers.append((a["participantSlug"], seq, len(records), answer))
+
+
+def plan_and_claim(p: Platform, sent: Sent, provider: str, per_worker: int, key: str = "ci-runner-01") -> dict:
+    p.plan(SLUG, sent.run_id, provider, 1, per_worker)
+    sent.per_worker[provider] = per_worker
+    sent.assignments[provider] = p.claim(SLUG, sent.run_id, provider, key=key)
+    return sent.assignments[provider]
 
 
 def finish(p: Platform, sent: Sent, provider: str, a: dict, *, gzip_log: bool, shared_metrics: bool = False):
@@ -146,6 +183,7 @@ def finish(p: Platform, sent: Sent, provider: str, a: dict, *, gzip_log: bool, s
         data, ctype = gzip.compress(data, mtime=0), "application/gzip"
     created = p.artifact(SLUG, sent.run_id, a, kind=kind, name="worker.log", content_type=ctype, data=data)
     sent.uploads[created["artifactId"]] = (ctype, data)
+    sent.announced[created["artifactId"]] = (provider, {"kind": kind, "name": "worker.log", "metadata": {}}, created)
     if shared_metrics:
         metrics = b"".join(json.dumps({"t": i, "cpu": i / 10}).encode() + b"\n" for i in range(4))
         created = p.artifact(
@@ -159,6 +197,9 @@ def finish(p: Platform, sent: Sent, provider: str, a: dict, *, gzip_log: bool, s
             metadata={"scope": "shared-process", "participants": PROVIDERS},
         )
         sent.uploads[created["artifactId"]] = ("application/x-ndjson", metrics)
+        body = {"kind": "system-metrics", "name": "metrics.jsonl", "metadata": {"scope": "shared-process"}}
+        body["metadata"]["participants"] = PROVIDERS
+        sent.announced[created["artifactId"]] = (provider, body, created)
     failed = any(r["status"] != "success" for r in sent.records[provider])
     if failed:
         p.close(SLUG, sent.run_id, a, "fail", errorCode="TASK_ERRORS", errorMessage="a task failed")
@@ -195,24 +236,20 @@ def summary_rows(sent: Sent, providers) -> list[dict]:
 
 
 def run_participant_mode(p: Platform) -> Sent:
-    sent = Sent()
-    created = upsert_and_create(p, "participant")
-    sent.run_id = created["run"]["id"]
+    sent = started(p)
+    created = upsert_and_create(p, "participant", sent=sent)
     assert [x["slug"] for x in created["participants"]] == PROVIDERS and created["organizationSlug"] == "acme"
     for provider in PROVIDERS:
-        p.plan(SLUG, sent.run_id, provider, 1, ITERATIONS)
-        a = p.claim(SLUG, sent.run_id, provider)
+        a = plan_and_claim(p, sent, provider, ITERATIONS)
         assert a["taskRange"] == {"start": 0, "end": ITERATIONS - 1, "count": ITERATIONS}
-        sent.assignments[provider] = a
         records = []
         for index in range(a["taskRange"]["start"], a["taskRange"]["end"] + 1):
             beat(p, sent, a, index, "create")
             records.append(make_record(provider, index))
         sent.records[provider] = records
         beat(p, sent, a, len(records), None, errors=sum(r["status"] == "error" for r in records))
-        p.events(SLUG, sent.run_id, a, 0, records[:2])
-        p.events(SLUG, sent.run_id, a, 1, records[2:], final=True)
-        sent.batches += 2
+        send(p, sent, a, 0, records[:2])
+        send(p, sent, a, 1, records[2:], final=True)
         finish(p, sent, provider, a, gzip_log=provider == "modal", shared_metrics=True)
     p.summary(
         SLUG,
@@ -235,14 +272,13 @@ def run_participant_mode(p: Platform) -> Sent:
 
 def run_round_mode(p: Platform) -> Sent:
     """One BenchmarkReporter per participant, driven by hand, interleaved per round."""
-    sent = Sent()
-    created = upsert_and_create(p, "round")
-    sent.run_id = created["run"]["id"]
+    sent = started(p)
+    upsert_and_create(p, "round", sent=sent)
     schedule = ITERATIONS * len(PROVIDERS)
     for provider in PROVIDERS:
-        p.plan(SLUG, sent.run_id, provider, 1, schedule)  # round mode: the full schedule length
-        sent.assignments[provider] = p.claim(SLUG, sent.run_id, provider)
-        assert sent.assignments[provider]["taskRange"]["count"] == schedule
+        plan_and_claim(p, sent, provider, schedule)  # round mode: the full schedule length
+        # the schedule-long plan is clipped to the participant's extent (A-43, A-44)
+        assert sent.assignments[provider]["taskRange"] == {"start": 0, "end": ITERATIONS - 1, "count": ITERATIONS}
         sent.records[provider] = []
     for index in range(ITERATIONS):
         for provider in PROVIDERS:
@@ -251,8 +287,7 @@ def run_round_mode(p: Platform) -> Sent:
             sent.records[provider].append(make_record(provider, index))
             beat(p, sent, a, index + 1, None)  # reporter.setProgress() after every task
     for provider in PROVIDERS:
-        p.events(SLUG, sent.run_id, sent.assignments[provider], 0, sent.records[provider], final=True)
-        sent.batches += 1
+        send(p, sent, sent.assignments[provider], 0, sent.records[provider], final=True)
     for i, provider in enumerate(PROVIDERS):
         finish(p, sent, provider, sent.assignments[provider], gzip_log=False, shared_metrics=i == 0)
     p.summary(
@@ -263,25 +298,22 @@ def run_round_mode(p: Platform) -> Sent:
 
 def run_siblings(client) -> Sent:
     """`--run-key`: one process per provider, each registering only its own participant."""
-    sent = Sent()
+    sent = started(Platform(client))
     for provider in PROVIDERS:
         p = Platform(client)
-        created = upsert_and_create(p, "participant", run_key="ci-4242", providers=[provider])
-        if sent.run_id:
-            assert created["run"]["id"] == sent.run_id  # A-12: the siblings converge on one run
-        sent.run_id = created["run"]["id"]
+        first = sent.run_id
+        created = upsert_and_create(p, "participant", run_key="ci-4242", providers=[provider], sent=sent)
+        if first:
+            assert created["run"]["id"] == first  # A-12: the siblings converge on one run
         assert created["run"]["participantSized"] is True
         p.register(SLUG, sent.run_id, provider, ITERATIONS)
-        p.plan(SLUG, sent.run_id, provider, 1, ITERATIONS)
-        a = p.claim(SLUG, sent.run_id, provider, key=f"ci-{provider}")
-        sent.assignments[provider] = a
+        a = plan_and_claim(p, sent, provider, ITERATIONS, key=f"ci-{provider}")
         sent.records[provider] = [make_record(provider, i) for i in range(ITERATIONS)]
         for i in range(ITERATIONS):
             beat(p, sent, a, i, "create")
         beat(p, sent, a, ITERATIONS, None)
-        p.events(SLUG, sent.run_id, a, 0, sent.records[provider][:1])
-        p.events(SLUG, sent.run_id, a, 1, sent.records[provider][1:])  # no isFinal: the flush drained early
-        sent.batches += 2
+        send(p, sent, a, 0, sent.records[provider][:1])
+        send(p, sent, a, 1, sent.records[provider][1:])  # no isFinal: the flush drained early
         finish(p, sent, provider, a, gzip_log=True)
         p.summary(
             SLUG,
@@ -414,6 +446,9 @@ def check_reads(p: Platform, client, advance, sent: Sent, group_by: str) -> None
         (r["taskIndex"], r["steps"][1]["status"]) for r in sent.records["modal"]
     ]
 
+    # every field the client's types declare, on every read it makes, against what was sent
+    check_every_client_field(p, client, Expected(sent, PROVIDERS, ITERATIONS, SLUG, BENCH_CONFIG))
+
     # the read path's two updates (A-82, A-84), read back
     p.call("PATCH", f"/benchmarks/{SLUG}", {"name": "Renamed", "status": "archived"})
     assert p.get(f"/benchmarks/{SLUG}")["benchmark"]["status"] == "archived"
@@ -455,8 +490,8 @@ def test_participant_mode_end_to_end(platform, client, advance):
 
 
 def test_round_mode_end_to_end(platform, client, advance):
-    """Sequence, groupBy 'round': per-participant reporters interleaved, targetConcurrency = schedule length
-    (A-40, A-46, A-68)."""
+    """Sequence, groupBy 'round': per-participant reporters interleaved, targetConcurrency = schedule length,
+    the claimed range clipped to the participant's extent (A-40, A-43, A-44, A-46, A-68)."""
     sent = run_round_mode(platform)
     check_reads(platform, client, advance, sent, "round")
     shared = [

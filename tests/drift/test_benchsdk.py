@@ -301,7 +301,7 @@ SUITE_DRIFTS = [
     ("phase-dropped-on-failures", "derived", "A-57", answer(r"/iterations$", _rows(
         "tasks", lambda r: r["status"] == "error", lambda r: r["data"].pop("phase", None))), "records"),
     ("implicit-step-renamed", "derived", "A-56", answer(r"/iterations$", _rows(
-        "steps", lambda r: r["name"] == "task", lambda r: r.__setitem__("name", "main"))), "records"),
+        "steps", lambda r: r["stepName"] == "task", lambda r: r.__setitem__("stepName", "main"))), "records"),
     ("import-batch-undercounted", "derived", "A-60", answer(r"/results/imports$", _rows(
         "items", lambda r: r["sequenceNumber"] == 0, lambda r: r.__setitem__("eventCount", 1))), "records"),
     ("participant-filter-ignored", "cursors", "A-97",

@@ -1,6 +1,6 @@
 """Whole `bench run`s as a hypothesis state machine (research A.4): benchmark → run →
 participants → plan → claim → heartbeats and batches → artifacts → close → summary, with
-`--run-key` siblings, lease expiry and reclaim, stale-attempt fencing, duplicate and
+`--run-key` siblings, lease expiry and reclaim, superseded-attempt fencing, duplicate and
 out-of-order batches, and each limit at and past its bound. After any step the reads must
 agree with what was written.
 
@@ -90,6 +90,13 @@ class MRun:
     uploads: dict[str, bytes] = field(default_factory=dict)
 
 
+def clipped(index: int, per: int, extent: int) -> tuple[int, int]:
+    """Worker `index`'s inclusive range, `per` tasks each, clipped to the participant's extent: no
+    index reaches `extent`, and a worker wholly past it owns nothing (end = start − 1) (A-43, A-44)."""
+    start = min(index * per, extent)
+    return start, max(min((index + 1) * per - 1, extent - 1), start - 1)
+
+
 def status_of(task_index: int, attempt_number: int) -> str:
     """Records fail deterministically on a first attempt, so that a reclaim changes the figures."""
     return "error" if task_index % 5 == 4 and attempt_number == 1 else "success"
@@ -130,9 +137,7 @@ class BenchRunMachine(RuleBasedStateMachine):
             return "stale_attempt"
         if a.status in ("completed", "failed"):
             return "attempt_closed"
-        if self.stale(a):
-            return "stale_attempt"
-        return None
+        return None  # an expired lease alone refuses nothing: only a reclaim supersedes (A-15)
 
     # ---- benchmark and runs --------------------------------------------------------------------
     @initialize()
@@ -230,7 +235,7 @@ class BenchRunMachine(RuleBasedStateMachine):
     @precondition(lambda self: self.runs)
     @rule(data=st.data(), count=st.integers(1, 3), per=st.integers(1, 3))
     def plan(self, data, count, per):
-        """W4 (A-39, A-40, A-43; P-ensure)."""
+        """W4 (A-39, A-40, A-43, A-44; P-ensure)."""
         run = data.draw(st.sampled_from(self.runs))
         part = run.parts[data.draw(st.sampled_from(sorted(run.parts)))]
         self._plan(run, part, count, per)
@@ -248,9 +253,12 @@ class BenchRunMachine(RuleBasedStateMachine):
                 raise Drift("P-ensure", "planWorkers", "planning again created new workers")
             return
         for i, w in enumerate(items):
-            if w["status"] != "pending" or w["taskIndexStart"] != i * per or w["taskIndexEnd"] != (i + 1) * per - 1:
-                raise Drift("A-40", "planWorkers", f"worker {i} is not a pending range of {per} tasks: {w}")
-            part.workers.append(MWorker(w["id"], i, w["taskIndexStart"], w["taskIndexEnd"]))
+            start, end = clipped(i, per, part.total)
+            if w["status"] != "pending" or (w["taskIndexStart"], w["taskIndexEnd"]) != (start, end):
+                raise Drift(
+                    "A-44", "planWorkers", f"worker {i} is not the pending range {start}..{end} ({per} per worker): {w}"
+                )
+            part.workers.append(MWorker(w["id"], i, start, end))
 
     @precondition(lambda self: self.runs)
     @rule(data=st.data())

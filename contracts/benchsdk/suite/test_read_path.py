@@ -128,7 +128,7 @@ def check_records_read_back(platform: Platform, settle: Settle) -> None:
                 "A-55", "getIterations", f"task {index}'s step data reads {row['steps'][0].get('data')}"
             )
     steps = platform.json("GET", run_path + "/iterations", params={"type": "steps"}, claim="A-56")["steps"]
-    implicit = sorted(s["taskIndex"] for s in steps if s["name"] == "task")
+    implicit = sorted(s["taskIndex"] for s in steps if s["stepName"] == "task")
     if implicit != [2, 3]:
         raise platform.drift("A-56", "getIterations?type=steps", f"the implicit `task` step is on tasks {implicit}")
     results = platform.json("GET", run_path + "/results", claim="A-96")

@@ -96,26 +96,37 @@ def test_run_key_siblings_converge(platform):
         raise Drift("A-30", "getRun", f"a participant-sized run registered 3 + 2 has totalTasks {run['totalTasks']}")
 
 
-def test_claim_exhaustion_and_disjoint_ranges(platform):
-    """A-39, A-42, A-43: k workers, k + 1 claims; the last is {assignment: null}."""
+def planned_claims(platform, *, total: int, workers: int, per_worker: int, claims: int, claim: str) -> list:
+    """A self-contained run of `total` tasks for e2b, `workers` planned at `per_worker`, then `claims`
+    claims: their assignments (None where nothing was claimable)."""
     slug = new_slug()
     platform.call("PUT", f"/benchmarks/{slug}", {"name": "Contract claims"})
-    run_id = platform.json("POST", f"/benchmarks/{slug}/runs", {"totalTasks": 6, "participants": ["e2b"]}, expect=201)[
-        "run"
-    ]["id"]
-    base = f"/benchmarks/{slug}/runs/{enc(run_id)}/participants/e2b/workers"
-    platform.call("POST", base, {"workerCount": 3, "targetConcurrency": 2}, claim="A-39")
-    got = [
-        platform.json("POST", base + "/claim", {"processKind": "process", "processKey": f"p{i}"}, claim="A-41")[
-            "assignment"
-        ]
-        for i in range(4)
-    ]
+    created = platform.json(
+        "POST", f"/benchmarks/{slug}/runs", {"totalTasks": total, "participants": ["e2b"]}, expect=201
+    )
+    base = f"/benchmarks/{slug}/runs/{enc(created['run']['id'])}/participants/e2b/workers"
+    platform.call("POST", base, {"workerCount": workers, "targetConcurrency": per_worker}, claim="A-39")
+    body = {"processKind": "process", "processKey": "contract"}
+    return [platform.json("POST", base + "/claim", body, claim=claim)["assignment"] for _ in range(claims)]
+
+
+def test_claim_exhaustion_and_disjoint_ranges(platform):
+    """A-39, A-42, A-43: k workers, k + 1 claims; the last is {assignment: null}."""
+    got = planned_claims(platform, total=6, workers=3, per_worker=2, claims=4, claim="A-41")
     if got[3] is not None or any(a is None for a in got[:3]):
         raise Drift("A-42", "claimWorker", f"3 workers, 4 claims answered {[a is not None for a in got]}")
     covered = sorted(i for a in got[:3] for i in range(a["taskRange"]["start"], a["taskRange"]["end"] + 1))
     if covered != list(range(6)):
         raise Drift("A-43", "claimWorker", f"the ranges cover {covered}, not 0..5 once each")
+
+
+def test_task_ranges_are_clipped_to_the_participant_extent(platform):
+    """A-43, A-44: totalTasks 5, two workers of targetConcurrency 3: the claims hand out [0,2] and [3,4];
+    task index 5 does not exist, so no range reaches it."""
+    got = planned_claims(platform, total=5, workers=2, per_worker=3, claims=2, claim="A-44")
+    ranges = [a["taskRange"] if a else None for a in got]
+    if ranges != [{"start": 0, "end": 2, "count": 3}, {"start": 3, "end": 4, "count": 2}]:
+        raise Drift("A-44", "claimWorker", f"over 5 tasks the ranges are {ranges}, not [0,2] and [3,4]")
 
 
 def test_sequencing_duplicates_regressions_gaps_final(platform):
@@ -192,25 +203,37 @@ def test_limits_at_and_past_the_bound(platform, which):
     platform.call("POST", path, {"attemptId": a["attemptId"], "concurrency": at}, claim="A-10")
 
 
+def move_clock(platform, seconds: float) -> None:
+    advance = platform.raw("POST", platform.base_url + "/__mock/clock", json={"advance_seconds": seconds})
+    assert advance.status_code == 200
+
+
+def test_an_unreclaimed_attempt_past_its_lease_still_reports_and_completes(platform, target):
+    """A-15 (P-lease): fencing guards a reclaimed worker. A lone slow worker whose lease expired and that
+    nobody reclaimed still heartbeats, sends its batch and completes. Needs the mock's clock."""
+    if not target.embedded:
+        pytest.skip("moving time needs the mock's /__mock/clock; a live lease is not waited out")
+    slug, run_id, a = claimed(platform)
+    body = {"attemptId": a["attemptId"]}
+    for suffix, extra in (
+        ("/heartbeat", {"progressDone": 3}),
+        ("/events", {"type": "task_results", "sequenceNumber": 0, "isFinal": True, "records": records(3)}),
+        ("/complete", {}),
+    ):
+        move_clock(platform, TIMING["leaseSeconds"] + 1)
+        platform.call("POST", wpath(slug, run_id, a) + suffix, {**body, **extra}, claim="A-15")
+    worker = platform.json("GET", wpath(slug, run_id, a))["worker"]
+    if worker["status"] != "completed" or worker["attemptNumber"] != a["attemptNumber"]:
+        raise Drift("A-15", "getWorker", f"the slow worker's own attempt did not complete it: {worker}")
+
+
 def test_lease_expiry_reclaim_and_fencing(platform, target):
     """A-14, A-15, A-45 (P-lease): after the lease, a reclaim mints a new attempt; the old one is refused
     by every worker mutation and changes nothing. Needs the mock's clock."""
     if not target.embedded:
         pytest.skip("moving time needs the mock's /__mock/clock; a live lease is not waited out")
     slug, run_id, old = claimed(platform)
-    advance = platform.raw(
-        "POST", platform.base_url + "/__mock/clock", json={"advance_seconds": TIMING["leaseSeconds"]}
-    )
-    assert advance.status_code == 200
-    # past its lease the attempt is stale even before anyone reclaims the worker (P-lease)
-    platform.call(
-        "POST",
-        wpath(slug, run_id, old) + "/heartbeat",
-        {"attemptId": old["attemptId"]},
-        expect=409,
-        claim="P-lease",
-        code="stale_attempt",
-    )
+    move_clock(platform, TIMING["leaseSeconds"])
     new = platform.json(
         "POST",
         f"/benchmarks/{slug}/runs/{enc(run_id)}/participants/e2b/workers/claim",

@@ -40,7 +40,7 @@ def presigned_url(store: Store, base_url: str, method: str, key: str, expires_at
 
 def announce(store: Store, *, run: Run, worker: Worker, body: dict[str, Any], now: datetime) -> Artifact:
     """Step 1 of 2 (A-61): fenced by attemptId; the row waits for its body."""
-    attempt = fence(store, worker, body["attemptId"], now)
+    attempt = fence(store, worker, body["attemptId"])
     artifact_id = store.ids.new()
     artifact = Artifact(
         id=artifact_id,
@@ -50,8 +50,8 @@ def announce(store: Store, *, run: Run, worker: Worker, body: dict[str, Any], no
         participant_id=worker.participant_id,
         attempt_id=attempt.id,
         kind=body["kind"],
-        content_type=body["contentType"],
-        name=body["name"],
+        content_type=body.get("contentType"),
+        name=body.get("name"),
         metadata=dict(body.get("metadata") or {}),
         object_key=f"artifacts/{run.id}/{worker.id}/{artifact_id}",
         created_at=now,
@@ -83,7 +83,7 @@ def upload(
     store: Store, *, key: str, exp: str | None, sig: str | None, content_type: str | None, data: bytes, now: datetime
 ) -> Artifact:
     """Step 2 of 2: the PUT to the presigned URL stores exactly these bytes. A bad signature, an
-    expired URL or a Content-Type other than the declared one is refused with 403, like an
+    expired URL or a Content-Type other than the declared one (when one was declared) is refused with 403, like an
     object store; nothing is stored then. Uploads are not fenced (object stores know nothing of
     attempts). An absent metadata.sizeBytes is filled from the body (A-64)."""
     _check_signature(store, "PUT", key, exp, sig, now)
@@ -91,7 +91,7 @@ def upload(
     if artifact_id is None:
         raise Refusal(404, "object_not_found", "no artifact is waiting at this URL")
     artifact = store.artifacts[artifact_id]
-    if _media_type(content_type) != _media_type(artifact.content_type):
+    if artifact.content_type is not None and _media_type(content_type) != _media_type(artifact.content_type):
         raise Refusal(
             403,
             "content_type_mismatch",
@@ -100,6 +100,8 @@ def upload(
             sent=content_type,
         )
     artifact.data = bytes(data)
+    if artifact.content_type is None:  # none declared (optional in the client's input): the upload's own
+        artifact.content_type = content_type
     artifact.status = "uploaded"
     artifact.uploaded_at = now
     if artifact.metadata.get("sizeBytes") is None:
@@ -135,7 +137,7 @@ def decoded_text(artifact: Artifact) -> str:
 
 
 def is_log(artifact: Artifact) -> bool:
-    return artifact.kind in LOG_KINDS or artifact.name.endswith(".log")
+    return artifact.kind in LOG_KINDS or (artifact.name or "").endswith(".log")
 
 
 def participant_logs(

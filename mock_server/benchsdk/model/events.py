@@ -77,7 +77,7 @@ def accept_batch(
     """Returns (batch, duplicate). Dedup on (attemptId, sequenceNumber): a resent number answers
     the original batch and counts once (A-16). Below the highest accepted: 409. Gaps: allowed.
     After isFinal: 409. The fence comes first, then the body's limits, then sequencing."""
-    attempt = fence(store, worker, body["attemptId"], now)
+    attempt = fence(store, worker, body["attemptId"])
     seq = int(body["sequenceNumber"])
     known = attempt.batches_by_sequence.get(seq)
     if known is not None:

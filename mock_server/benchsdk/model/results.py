@@ -71,23 +71,32 @@ def latency_stats(values: list[float]) -> dict[str, float | None]:
     }
 
 
-def summarize(items: list[dict[str, Any]]) -> dict[str, Any]:
-    """A result summary over task (or step) records: counts, success rate, latency (A-96)."""
+def _counts(items: list[dict[str, Any]], count_field: str) -> dict[str, Any]:
+    """Counts, success rate and latency over task or step records (A-96). `successRate` is a
+    number in the client's types, never null: 0 over no records."""
     success = sum(1 for i in items if i.get("status") == "success")
     error = sum(1 for i in items if i.get("status") == "error")
     latencies = [float(i["latencyMs"]) for i in items if isinstance(i.get("latencyMs"), int | float)]
+    return {
+        count_field: len(items),
+        "successCount": success,
+        "errorCount": error,
+        "otherCount": len(items) - success - error,
+        "latencyCount": len(latencies),
+        "successRate": (success / len(items)) if items else 0.0,
+        "latencyMs": latency_stats(latencies),
+    }
+
+
+def summarize(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """A result summary over task records (`BenchmarkResultSummary`): counts, success rate,
+    latency, and the first start and last completion."""
     starts = [(parse_timestamp(i.get("startedAt")), i.get("startedAt")) for i in items]
     ends = [(parse_timestamp(i.get("completedAt")), i.get("completedAt")) for i in items]
     starts = [s for s in starts if s[0] is not None]
     ends = [e for e in ends if e[0] is not None]
     return {
-        "taskCount": len(items),
-        "successCount": success,
-        "errorCount": error,
-        "otherCount": len(items) - success - error,
-        "latencyCount": len(latencies),
-        "successRate": (success / len(items)) if items else None,
-        "latencyMs": latency_stats(latencies),
+        **_counts(items, "taskCount"),
         "firstStartedAt": iso(min(starts)[0]) if starts else None,
         "lastCompletedAt": iso(max(ends)[0]) if ends else None,
     }
@@ -102,7 +111,7 @@ def _step_rows(recs: list[Rec], steps: list[str] | None) -> list[dict[str, Any]]
                 continue
             grouped.setdefault((rec.participant.id, name), (rec.participant, []))[1].append(step)
     return [
-        {"participantSlug": part.slug, "provider": part.provider, "stepName": name, **summarize(items)}
+        {"participantSlug": part.slug, "provider": part.provider, "stepName": name, **_counts(items, "stepCount")}
         for (_, name), (part, items) in grouped.items()
     ]
 
@@ -370,7 +379,9 @@ def progress(store: Store, run: Run, now: datetime) -> dict[str, Any]:
 def iterations(
     store: Store, run: Run, *, kind: str, participants: list[str] | None, steps: list[str] | None
 ) -> list[dict[str, Any]]:
-    """GET …/iterations (A-101): task rows, or step rows; narrowed by participant and step names."""
+    """GET …/iterations (A-101): task rows, or step rows; narrowed by participant and step names.
+    `data` is an object in the client's row types, never null: `{}` for a record (or step) that
+    measured nothing."""
     recs = effective_records(store, run, participants)
     rows: list[dict[str, Any]] = []
     for rec in recs:
@@ -394,7 +405,7 @@ def iterations(
                     "completedAt": r.get("completedAt"),
                     "latencyMs": r.get("latencyMs"),
                     "firstCommandMs": r.get("firstCommandMs"),
-                    "data": r.get("data"),
+                    "data": r.get("data") or {},
                     "steps": record_steps,
                 }
             )
@@ -410,13 +421,13 @@ def iterations(
                     "attemptId": batch.attempt_id,
                     "taskIndex": int(r["taskIndex"]),
                     "stepIndex": index,
-                    "name": step["name"],
+                    "stepName": step["name"],
                     "status": step.get("status"),
                     "errorCode": step.get("errorCode"),
                     "startedAt": step.get("startedAt"),
                     "completedAt": step.get("completedAt"),
                     "latencyMs": step.get("latencyMs"),
-                    "data": step.get("data"),
+                    "data": step.get("data") or {},
                     "concurrency": step.get("concurrency"),
                     "timeoutMs": step.get("timeoutMs"),
                 }

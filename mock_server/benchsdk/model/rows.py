@@ -84,7 +84,7 @@ class Worker:
     participant_id: str
     worker_index: int
     worker_count: int
-    task_index_start: int
+    task_index_start: int  # the planned range; served clipped to the participant's extent
     task_index_end: int
     target_concurrency: int
     status: str  # pending | running | completed | failed
@@ -170,8 +170,8 @@ class Artifact:
     participant_id: str
     attempt_id: str
     kind: str
-    content_type: str
-    name: str
+    content_type: str | None  # None until the upload, when the announcement declared none
+    name: str | None
     metadata: dict[str, Any]
     object_key: str
     created_at: datetime

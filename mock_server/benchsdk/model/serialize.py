@@ -8,7 +8,7 @@ from typing import Any
 from .rows import Artifact, Attempt, Benchmark, EventBatch, Participant, Run, Worker
 from .store import Store
 from .timefmt import iso
-from .workers import is_stale, lease_expires_at
+from .workers import is_stale, lease_expires_at, task_range
 
 
 def _plain(value: Any) -> Any:
@@ -29,20 +29,27 @@ def _summary(row: Run) -> Any:
     return held[1]
 
 
+def _unless_none(out: dict[str, Any], **optional: Any) -> dict[str, Any]:
+    """Add the fields the client's type marks optional but not nullable, only when they have a
+    value: such a field is absent rather than null."""
+    out.update((k, v) for k, v in optional.items() if v is not None)
+    return out
+
+
 def benchmark(store: Store, row: Benchmark) -> dict[str, Any]:
     org = store.orgs.get(row.owner_org_id)
-    return {
+    out = {
         "id": row.id,
         "slug": row.slug,
         "name": row.name,
         "status": row.status,
         "config": row.config,
-        "defaultRunConfig": row.default_run_config,
         "organizationId": row.owner_org_id,
         "organizationSlug": org.slug if org else None,
         "createdAt": iso(row.created_at),
         "updatedAt": iso(row.updated_at),
     }
+    return _unless_none(out, defaultRunConfig=row.default_run_config)
 
 
 def run(store: Store, row: Run) -> dict[str, Any]:
@@ -68,7 +75,7 @@ def run(store: Store, row: Run) -> dict[str, Any]:
 
 
 def participant(row: Participant) -> dict[str, Any]:
-    return {
+    out = {
         "id": row.id,
         "benchmarkId": row.benchmark_id,
         "runId": row.run_id,
@@ -78,15 +85,16 @@ def participant(row: Participant) -> dict[str, Any]:
         "status": row.status,
         "totalTasks": row.total_tasks,
         "workerCount": row.worker_count,
-        "config": row.config,
         "createdAt": iso(row.created_at),
         "updatedAt": iso(row.updated_at),
     }
+    return _unless_none(out, config=row.config)
 
 
 def worker(store: Store, row: Worker, now: datetime) -> dict[str, Any]:
     attempt = store.attempts.get(row.attempt_id) if row.attempt_id else None
     lease = lease_expires_at(store, attempt) if attempt is not None and attempt.status == "running" else None
+    start, end = task_range(store, row)
     return {
         "id": row.id,
         "benchmarkId": row.benchmark_id,
@@ -95,8 +103,8 @@ def worker(store: Store, row: Worker, now: datetime) -> dict[str, Any]:
         "participantSlug": store.participants[row.participant_id].slug,
         "workerIndex": row.worker_index,
         "workerCount": row.worker_count,
-        "taskIndexStart": row.task_index_start,
-        "taskIndexEnd": row.task_index_end,
+        "taskIndexStart": start,
+        "taskIndexEnd": end,
         "targetConcurrency": row.target_concurrency,
         "status": row.status,
         "stale": is_stale(store, row, now),
@@ -121,8 +129,12 @@ def worker(store: Store, row: Worker, now: datetime) -> dict[str, Any]:
 
 
 def attempt(store: Store, row: Attempt) -> dict[str, Any]:
+    owner = store.workers[row.worker_id]
     return {
         "id": row.id,
+        "benchmarkId": owner.benchmark_id,
+        "runId": row.run_id,
+        "participantId": owner.participant_id,
         "workerId": row.worker_id,
         "attemptNumber": row.attempt_number,
         "status": row.status,
@@ -140,7 +152,8 @@ def attempt(store: Store, row: Attempt) -> dict[str, Any]:
 def assignment(store: Store, w: Worker, a: Attempt) -> dict[str, Any]:
     part = store.participants[w.participant_id]
     bench = store.benchmarks[w.benchmark_id]
-    return {
+    start, end = task_range(store, w)
+    out = {
         "workerId": w.id,
         "attemptId": a.id,
         "attemptNumber": a.attempt_number,
@@ -152,15 +165,11 @@ def assignment(store: Store, w: Worker, a: Attempt) -> dict[str, Any]:
         "runId": w.run_id,
         "workerIndex": w.worker_index,
         "workerCount": w.worker_count,
-        "taskRange": {
-            "start": w.task_index_start,
-            "end": w.task_index_end,
-            "count": w.task_index_end - w.task_index_start + 1,
-        },
+        "taskRange": {"start": start, "end": end, "count": end - start + 1},
         "targetConcurrency": w.target_concurrency,
         "leaseExpiresAt": iso(lease_expires_at(store, a)),
-        "config": w.config,
     }
+    return _unless_none(out, config=w.config)
 
 
 def batch(store: Store, row: EventBatch) -> dict[str, Any]:

@@ -10,7 +10,6 @@ from typing import Any
 from .errors import Refusal
 from .rows import Attempt, HeartbeatSample, Participant, Run, Worker
 from .store import Store
-from .timefmt import iso
 
 CLOSED = {"completed", "failed"}
 
@@ -70,16 +69,39 @@ def is_stale(store: Store, worker: Worker, now: datetime) -> bool:
     return attempt.status == "running" and now >= lease_expires_at(store, attempt)
 
 
+# ---- task ranges -----------------------------------------------------------------------------
+
+
+def task_range(store: Store, worker: Worker) -> tuple[int, int]:
+    """The worker's inclusive task range, clipped to its participant's extent (A-43, A-44).
+
+    A plan gives worker `i` the indices `[i·tc, (i+1)·tc − 1]` (`targetConcurrency` read as
+    tasks-per-worker); the participant's `totalTasks` bounds them, read now, so a participant
+    that declares (or changes) its size after planning gets ranges that fit it. Task index
+    `totalTasks` does not exist: no range reaches it. A worker wholly past the extent owns
+    nothing: `end = start − 1`, count 0."""
+    extent = store.participants[worker.participant_id].total_tasks
+    start = min(worker.task_index_start, extent)
+    end = min(worker.task_index_end, extent - 1)
+    return start, max(end, start - 1)
+
+
 # ---- plan and claim -------------------------------------------------------------------------
 
 
 def plan_workers(store: Store, *, run: Run, part: Participant, body: dict[str, Any], now: datetime) -> list[Worker]:
-    """Write call 4 (A-39, A-40): pending workers, each owning targetConcurrency task indices.
+    """Write call 4 (A-39, A-40): pending workers, each planned to own targetConcurrency task
+    indices (served clipped to the participant's extent, `task_range`).
+
+    Both fields are optional in the client's `PlanWorkersInput`: without `workerCount` the
+    participant's declared `workerCount` (else 1) is planned, without `targetConcurrency` each
+    worker owns an equal share of the participant's `totalTasks` (rounded up), so the plan
+    covers the participant's extent.
 
     Ensure semantics: a participant that already has workers gets them back; a different
     workerCount is a conflict."""
-    count = int(body["workerCount"])
-    per_worker = int(body["targetConcurrency"])
+    count = int(body.get("workerCount") or part.worker_count or 1)
+    per_worker = int(body.get("targetConcurrency") or max(1, -(-part.total_tasks // count)))
     existing = store.participant_workers(part.id)
     if existing:
         if len(existing) != count:
@@ -108,8 +130,9 @@ def plan_workers(store: Store, *, run: Run, part: Participant, body: dict[str, A
             config=body.get("config"),
             created_at=now,
             updated_at=now,
-            progress_total=per_worker,
         )
+        start, end = task_range(store, worker)
+        worker.progress_total = end - start + 1
         store.workers[worker.id] = worker
         workers.append(worker)
     part.worker_count = count
@@ -154,7 +177,8 @@ def claim_worker(
     worker.process_kind = process_kind
     worker.process_key = process_key
     worker.progress_done = worker.progress_in_flight = worker.progress_errors = 0
-    worker.progress_total = worker.task_index_end - worker.task_index_start + 1
+    start, end = task_range(store, worker)
+    worker.progress_total = end - start + 1
     worker.current_step = None
     worker.concurrency = []
     worker.error_code = worker.error_message = None
@@ -173,9 +197,14 @@ def require_worker(store: Store, run: Run, worker_id: str) -> Worker:
 # ---- the fence ------------------------------------------------------------------------------
 
 
-def fence(store: Store, worker: Worker, attempt_id: str, now: datetime) -> Attempt:
-    """The attemptId of a worker-scoped mutation must be the worker's current, open,
-    unexpired attempt (A-14, A-15). Raises without changing anything otherwise."""
+def fence(store: Store, worker: Worker, attempt_id: str) -> Attempt:
+    """The attemptId of a worker-scoped mutation must be the worker's current, open attempt
+    (A-14, A-15). Raises without changing anything otherwise.
+
+    An expired lease alone fences nothing: it makes the worker claimable (`is_stale`), and only
+    a reclaim supersedes the attempt ("so stale processes cannot corrupt a *reclaimed* worker").
+    A slow worker that nobody reclaimed still reports, and its next accepted mutation renews the
+    lease."""
     attempt = store.attempts.get(attempt_id)
     if attempt is None or attempt.worker_id != worker.id:
         raise Refusal(
@@ -202,16 +231,6 @@ def fence(store: Store, worker: Worker, attempt_id: str, now: datetime) -> Attem
             f"attempt {attempt.attempt_number} of worker {worker.id!r} is {attempt.status}",
             attemptId=attempt_id,
             attemptStatus=attempt.status,
-        )
-    if now >= lease_expires_at(store, attempt):
-        raise Refusal(
-            409,
-            "stale_attempt",
-            f"the lease of attempt {attempt.attempt_number} of worker {worker.id!r} expired; the worker is claimable",
-            attemptId=attempt_id,
-            reason="lease_expired",
-            leaseExpiredAt=iso(lease_expires_at(store, attempt)),
-            currentAttemptNumber=worker.attempt_number,
         )
     return attempt
 
@@ -255,7 +274,7 @@ def heartbeat(
     store: Store, *, run: Run, worker: Worker, body: dict[str, Any], limits: dict[str, Any], now: datetime
 ) -> Attempt:
     """Write call 6 (A-47..A-49): progress, current step, concurrency samples → timeline."""
-    attempt = fence(store, worker, body["attemptId"], now)
+    attempt = fence(store, worker, body["attemptId"])
     check_heartbeat_limits(body, limits)
     for key, attr in (
         ("progressDone", "progress_done"),
@@ -310,7 +329,7 @@ def close_worker(
         and attempt.status == target
     ):
         return attempt
-    attempt = fence(store, worker, body["attemptId"], now)
+    attempt = fence(store, worker, body["attemptId"])
     attempt.status = target
     attempt.closed_at = now
     if outcome == "release":

@@ -89,7 +89,8 @@ async def get_object(request: Request) -> Response:
         now=api.clock.now(),
     )
     # the stored bytes as uploaded: gzip stays gzip (no Content-Encoding), the client gunzips
-    return Response(art.data, status_code=200, headers={"content-type": art.content_type})
+    media = art.content_type or "application/octet-stream"
+    return Response(art.data, status_code=200, headers={"content-type": media})
 
 
 OBJECT_ROUTES = [

@@ -16,7 +16,8 @@ async def post_worker_events(ctx: Ctx):
         ctx.store, run=run, worker=worker, body=ctx.body, limits=common.limits(ctx), now=common.now(ctx)
     )
     return {
-        "accepted": True,  # on record (once); `duplicate` tells a resend apart
+        # the records this call put on record: a resend adds none (it is counted once, A-16)
+        "accepted": 0 if duplicate else len(batch.records),
         "duplicate": duplicate,
         "queued": batch.batch_status == "queued",
         "eventBatchId": batch.id,

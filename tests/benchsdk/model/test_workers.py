@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from mock_server.benchsdk.model import workers
+from mock_server.benchsdk.model import catalog, workers
 from mock_server.benchsdk.model.errors import Refusal
 
-from .world import LIMITS_HEARTBEAT, World
+from .world import LIMITS_HEARTBEAT, World, record
 
 
 def test_plan_gives_contiguous_ranges_of_target_concurrency_tasks():
@@ -100,18 +100,100 @@ def test_stale_attempt_is_refused_and_changes_nothing(outcome):
     assert (worker.status, worker.progress_done, worker.attempt_id, new.status) == before
 
 
-def test_expired_lease_refuses_the_holder_before_any_reclaim():
-    """A-15: past its lease an attempt is stale even before another process reclaims it."""
+def test_an_unreclaimed_attempt_past_its_lease_still_reports_and_completes():
+    """A-15: fencing guards a *reclaimed* worker. A slow worker whose lease expired and that
+    nobody reclaimed is stale (claimable) but still current: its heartbeat, batch and complete
+    are accepted, and the heartbeat renews the lease."""
     w = World()
     run = w.run(totalTasks=3, participants=["e2b"])
     w.planned(run, "e2b")
     worker, att = w.claim(run, "e2b")
+    w.tick(w.store.timing.lease_seconds + 30)
+    assert workers.is_stale(w.store, worker, w.now)
+    body = {"attemptId": att.id, "progressDone": 3}
+    workers.heartbeat(w.store, run=run, worker=worker, body=body, limits=LIMITS_HEARTBEAT, now=w.now)
+    assert not workers.is_stale(w.store, worker, w.now) and worker.progress_done == 3
+    w.tick(w.store.timing.lease_seconds * 2)
+    batch, duplicate = w.batch(run, worker, att.id, 0, [record(i) for i in range(3)], final=True)
+    assert not duplicate and batch.attempt_id == att.id
+    w.tick(w.store.timing.lease_seconds * 2)
+    closed = workers.close_worker(
+        w.store, run=run, worker=worker, body={"attemptId": att.id}, outcome="complete", now=w.now
+    )
+    assert closed is att and att.status == "completed" and worker.status == "completed"
+    assert att.attempt_number == 1 and run.status == "completed"
+
+
+def test_a_reclaim_is_what_supersedes_the_expired_attempt():
+    """A-15, A-45: once another process reclaims the expired worker, the old attempt is refused
+    (`stale_attempt`, reason `superseded`) and the new attempt completes it."""
+    w = World()
+    run = w.run(totalTasks=3, participants=["e2b"])
+    w.planned(run, "e2b")
+    worker, old = w.claim(run, "e2b")
     w.tick(w.store.timing.lease_seconds)
+    _, new = w.claim(run, "e2b")
     with pytest.raises(Refusal) as exc:
-        workers.heartbeat(
-            w.store, run=run, worker=worker, body={"attemptId": att.id}, limits=LIMITS_HEARTBEAT, now=w.now
-        )
-    assert exc.value.fields["reason"] == "lease_expired"
+        w.batch(run, worker, old.id, 0, [record(0)])
+    assert (exc.value.code, exc.value.fields["reason"]) == ("stale_attempt", "superseded")
+    workers.close_worker(w.store, run=run, worker=worker, body={"attemptId": new.id}, outcome="complete", now=w.now)
+    assert worker.status == "completed" and old.status == "superseded"
+
+
+def _range(w: World, worker) -> tuple[int, int, int]:
+    start, end = workers.task_range(w.store, worker)
+    return start, end, end - start + 1
+
+
+def test_task_ranges_are_clipped_to_the_participant_extent():
+    """A-43, A-44: with totalTasks 5 and two workers of targetConcurrency 3, the claims hand
+    out [0,2] and [3,4]: task index 5 does not exist, so no range reaches it."""
+    w = World()
+    run = w.run(totalTasks=5, participants=["e2b"])
+    planned = w.planned(run, "e2b", workers_=2, per_worker=3)
+    assert [_range(w, x) for x in planned] == [(0, 2, 3), (3, 4, 2)]
+    first, _ = w.claim(run, "e2b")
+    second, _ = w.claim(run, "e2b")
+    assert (first.progress_total, second.progress_total) == (3, 2)
+
+
+def test_a_worker_planned_past_the_extent_owns_nothing():
+    """A-43, A-44: a third worker of 3 over 5 tasks starts at the extent and owns no index."""
+    w = World()
+    run = w.run(totalTasks=5, participants=["e2b"])
+    planned = w.planned(run, "e2b", workers_=3, per_worker=3)
+    assert [_range(w, x) for x in planned] == [(0, 2, 3), (3, 4, 2), (5, 4, 0)]
+
+
+@pytest.mark.parametrize(("total", "workers_", "per_worker"), [(1, 1, 6), (7, 3, 3), (6, 2, 3), (0, 2, 4), (10, 4, 1)])
+def test_no_plan_hands_out_an_index_at_or_past_the_extent(total, workers_, per_worker):
+    """A-43, A-44: every range lies inside [0, totalTasks); count = end − start + 1 ≥ 0."""
+    w = World()
+    run = w.run(totalTasks=total, participants=["e2b"])
+    for worker in w.planned(run, "e2b", workers_=workers_, per_worker=per_worker):
+        start, end, count = _range(w, worker)
+        assert 0 <= start <= total and end < total and count == max(0, end - start + 1)
+        assert count <= per_worker
+
+
+def test_a_participant_sized_after_planning_gets_ranges_that_fit():
+    """A-43: the extent is read when the range is served, so a later registration re-clips."""
+    w = World()
+    run = w.run(runKey="k")
+    catalog.register_participant(w.store, run=run, slug="e2b", body={"totalTasks": 2}, now=w.now)
+    (worker,) = w.planned(run, "e2b", workers_=1, per_worker=6)
+    assert _range(w, worker) == (0, 1, 2)
+    catalog.register_participant(w.store, run=run, slug="e2b", body={"totalTasks": 4}, now=w.now)
+    assert _range(w, worker) == (0, 3, 4)
+
+
+def test_plan_without_sizes_covers_the_participant():
+    """Write call 4: `PlanWorkersInput` fields are optional; the defaults cover the extent."""
+    w = World()
+    run = w.run(totalTasks=7, participants=["e2b"])
+    part = catalog.require_participant(w.store, run, "e2b")
+    planned = workers.plan_workers(w.store, run=run, part=part, body={}, now=w.now)
+    assert [_range(w, x) for x in planned] == [(0, 6, 7)]
 
 
 def test_foreign_attempt_and_closed_attempt():
