@@ -46,7 +46,7 @@ stress: install
 
 # the validating proxy in front of UPSTREAM (API=NAME, default benchwright; RECORD=FILE records the session)
 proxy: install
-	$(BIN)/python -m mock_server proxy --api $(or $(API),benchwright) --upstream $(UPSTREAM) --host $(HOST) $(if $(PORT),--port $(PORT)) $(if $(RECORD),--record $(RECORD))
+	$(BIN)/python -m contracts.proxy --api $(or $(API),benchwright) --upstream $(UPSTREAM) --host $(HOST) $(if $(PORT),--port $(PORT)) $(if $(RECORD),--record $(RECORD))
 
 lint: install
 	$(BIN)/ruff check .

@@ -10,9 +10,9 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
+from contracts.proxy.recording import read_recording
+from contracts.proxy.seed import seed_app
 from mock_server.app import create_app
-from mock_server.proxy.recording import read_recording
-from mock_server.proxy.seed import seed_app
 
 from .conftest import proxied
 
