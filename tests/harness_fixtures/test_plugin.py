@@ -145,12 +145,15 @@ def test_nothing_is_served_for_a_test_that_asks_for_no_mock():
 def test_a_write(benchgen_mock):
     URLS.append(benchgen_mock.url)
     user = benchgen_mock.control.create_user(credits=7)
-    assert user.id > 0 and len(benchgen_mock.control.journal()) == 0
+    headers = {"Authorization": f"Bearer {benchgen_mock.credential}"}
+    assert httpx.get(f"{benchgen_mock.url}/api/user_llm_models/", headers=headers).status_code == 200
+    assert user.id > 0 and len(benchgen_mock.control.journal()) == 1
 
 
 def test_the_next_test_starts_from_the_fixtures(benchgen_mock):
     URLS.append(benchgen_mock.url)
     assert URLS[0] == URLS[1]  # one server for the session
+    assert benchgen_mock.control.journal() == []  # the previous test's request is not this test's
     token = benchgen_mock.control.mint_token(["benchmark:read"])
     assert token.id == 1000  # the seed's next id: the user the previous test made is gone
 """
