@@ -48,6 +48,11 @@ stress: install
 proxy: install
 	$(BIN)/python -m contracts.proxy --api $(or $(API),benchwright) --upstream $(UPSTREAM) --host $(HOST) $(if $(PORT),--port $(PORT)) $(if $(RECORD),--record $(RECORD))
 
+# dist/benchmark_api_harness-<version>-py3-none-any.whl: the harness as a dependency (docs/packaging.md)
+.PHONY: wheel
+wheel: install
+	$(BIN)/python -m pip wheel --quiet --no-deps --no-build-isolation -w dist .
+
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
