@@ -182,6 +182,41 @@ def test_the_installed_contract_suite_checks_benchgen(installed: Installed):
     assert "benchgen" in report and (installed.workdir / "reports" / "junit.xml").is_file()
 
 
+IMPORT_EVERY_MODULE = """
+import importlib, os, pkgutil
+api = os.environ["HARNESS_CONTRACT_API"]
+packages = [importlib.import_module(name) for name in ("contracts.runner.suite", f"contracts.{api}.suite")]
+if api == "benchwright":  # once: every module outside the suites, of all three packages
+    packages += [importlib.import_module(name) for name in ("mock_server", "contracts", "harness_fixtures")]
+for package in packages:
+    for module in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+        inside_a_suite = ".suite" in module.name and not package.__name__.endswith(".suite")
+        if not inside_a_suite and not module.name.endswith("__main__"):
+            importlib.import_module(module.name)
+"""
+
+
+def test_every_installed_module_imports(installed: Installed):
+    """Every module of the wheel imports from the other directory, each API's contract suite with that API
+    selected as `harness-contract` selects it: nothing a module reads when imported (a reference, a spec)
+    is missing from the wheel."""
+    python = str(installed.bin / "python")
+    importing = {
+        api: subprocess.Popen(
+            [python, "-c", IMPORT_EVERY_MODULE],
+            cwd=installed.workdir,
+            env={**installed.env, "HARNESS_CONTRACT_API": api},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for api in PROBES
+    }
+    for api, process in importing.items():
+        output, _ = process.communicate(timeout=300)
+        assert process.returncode == 0, (api, output[-3000:])
+
+
 def test_the_installed_plugin_gives_a_client_test_its_mock(installed: Installed):
     """The `pytest11` entry point of the installed wheel: a client's test file asks for `benchgen_mock` and gets a
     served mock (B-19: the ready token lists the platform models)."""
