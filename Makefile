@@ -49,7 +49,12 @@ stress: install
 
 # the validating proxy in front of UPSTREAM (API=NAME, default benchwright; RECORD=FILE records the session)
 proxy: install
-	$(BIN)/python -m mock_server proxy --api $(or $(API),benchwright) --upstream $(UPSTREAM) --host $(HOST) $(if $(PORT),--port $(PORT)) $(if $(RECORD),--record $(RECORD))
+	$(BIN)/python -m contracts.proxy --api $(or $(API),benchwright) --upstream $(UPSTREAM) --host $(HOST) $(if $(PORT),--port $(PORT)) $(if $(RECORD),--record $(RECORD))
+
+# dist/benchmark_api_harness-<version>-py3-none-any.whl: the harness as a dependency (docs/packaging.md)
+.PHONY: wheel
+wheel: install
+	$(BIN)/python -m pip wheel --quiet --no-deps --no-build-isolation -w dist .
 
 lint: install
 	$(BIN)/ruff check .

@@ -2,7 +2,7 @@
 serve one API's mock.
 
 `python -m mock_server proxy --api NAME --upstream URL [--host] [--port] [--record FILE]`:
-the validating proxy (`mock_server/proxy/`).
+the validating proxy (`contracts/proxy/`, also `harness-proxy`), as earlier releases ran it.
 
 `--api` picks a registered API (`mock_server/apis.py`; Benchwright by default);
 the port defaults to that API's own (Benchwright 4010, then 4011, 4012, 4013).
@@ -66,8 +66,8 @@ def build_from_argv(argv: list[str]) -> tuple[Any, Any, argparse.Namespace]:
     api = Api(chosen, config_of(chosen, args))
     app = build_app(api)
     if args.fixtures:
-        from .proxy.recording import read_recording
-        from .proxy.seed import seed_app
+        from contracts.proxy.recording import read_recording
+        from contracts.proxy.seed import seed_app
 
         seeded = seed_app(args.api, app, read_recording(args.fixtures))
         print(f"# seeded from {args.fixtures}: {seeded.replayed} writes replayed, {seeded.created} rows created")
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None, wrap: Callable[[Any], Any] | None = None
     """Serve one API. `wrap` (uvicorn only) wraps the app served, e.g. with a probe."""
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["proxy"]:
-        from .proxy.cli import main as proxy_main
+        from contracts.proxy.cli import main as proxy_main
 
         return proxy_main(argv[1:])
     args = _parser().parse_args(argv)

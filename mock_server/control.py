@@ -5,6 +5,7 @@ JSON in and out. Outside tools depend on these routes exactly:
     POST   /__mock/reset            -> 204, state back to the seed fixtures
     POST   /__mock/clock            {advance_seconds} -> 200 {now}
     GET    /__mock/requests         -> 200 {data: [...]}, the request journal (credentials redacted)
+    DELETE /__mock/requests         -> 204, the journal emptied (a test reads only its own requests)
     POST   /__mock/faults           {operation_id?, method?, path?, status?, latency_ms?, sse_drop_after?} -> 201
     DELETE /__mock/faults           -> 204
     GET    /__mock/openapi.json     -> the API's bundled spec
@@ -91,6 +92,11 @@ async def requests(request: Request) -> Response:
     return json_response({"data": api_of(request).journal.render()})
 
 
+async def clear_requests(request: Request) -> Response:
+    api_of(request).journal.clear()
+    return Response(status_code=204)
+
+
 async def add_fault(request: Request) -> Response:
     api = api_of(request)
     body = await json_body(request)
@@ -142,6 +148,7 @@ CORE_ROUTES = [
     route("/__mock/reset", reset, "POST"),
     route("/__mock/clock", clock, "POST"),
     route("/__mock/requests", requests, "GET"),
+    route("/__mock/requests", clear_requests, "DELETE"),
     route("/__mock/faults", add_fault, "POST"),
     route("/__mock/faults", clear_faults, "DELETE"),
     route("/__mock/openapi.json", openapi, "GET"),

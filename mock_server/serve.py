@@ -81,7 +81,7 @@ def banner(api, host: str, port: int, control: bool) -> list[str]:
     for name, value in (chosen.ready_credentials(api) if chosen.ready_credentials else {}).items():
         lines.append(f"  export {name}={value}")
     if control:
-        lines.append(f"  control surface: {base}/__mock (see README)")
+        lines.append(f"  control surface: {base}/__mock (docs/{chosen.name}.md)")
     return lines
 
 

@@ -157,7 +157,7 @@ def test_make_serve_serves_every_api_on_its_own_port():
 
 
 def test_set_reaches_the_api_config_and_refuses_unknown_fields(capsys):
-    """`--set FIELD=VALUE`: any config field of the served API, its value read as JSON (README,
+    """`--set FIELD=VALUE`: any config field of the served API, its value read as JSON (docs/benchwright.md,
     "Reliability and speed": Benchwright's retention is `--set keep_finished_runs=N`)."""
     from mock_server.__main__ import build_from_argv
 

@@ -73,7 +73,7 @@ def test_one_huge_header_line_is_refused_before_it_is_read_whole(benchgen):
 
 
 def test_no_server_header(benchgen):
-    """README Interpretations, "No `Server` header": a mock answers for the API's own server and no reference
+    """docs/interpretations.md, "No `Server` header": a mock answers for the API's own server and no reference
     names one, so uvicorn's `Server: uvicorn` is not sent; `Date` still is (RFC 9110 §6.6.1)."""
     response = httpx.get(f"{benchgen.url}/api/competitions/public/")
     assert response.status_code == 200

@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-REFERENCE = Path(__file__).resolve().parents[2] / "docs" / "reference" / "benchgen-api.md"
+from mock_server.datafiles import REFERENCE_DIR
+
+REFERENCE = REFERENCE_DIR / "benchgen-api.md"
 PRINTED_BASE = "https://api.benchgen.com"
 SECTION = "## API reference"
 

@@ -146,6 +146,8 @@ def run_one(args: argparse.Namespace, name: str, report_dir: Path) -> int:
         str(report_dir / "junit.xml"),
         "-o",
         "junit_family=xunit2",
+        "-c",
+        str(Path(__file__).with_name("pytest.ini")),
         "--rootdir",
         str(ROOT),
         "-W",
@@ -184,7 +186,7 @@ def main(argv: list[str] | None = None, prog: str = "harness-contract", default_
         command = [sys.executable, "-m", "contracts.runner.cli", "--api", name, "--report-dir", str(report_dir / name)]
         command += _passthrough(argv if argv is not None else sys.argv[1:])
         log = (report_dir / f"{name}.log").open("w", encoding="utf-8")
-        processes[name] = (subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT), log)
+        processes[name] = (subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT), log)
     codes: dict[str, int] = {}
     for name, (process, log) in processes.items():
         codes[name] = process.wait()
@@ -204,7 +206,7 @@ def run_seeds(count: int, argv: list[str], report_dir: Path) -> int:
     for seed in range(1, count + 1):
         started = time.monotonic()
         command = [sys.executable, "-m", "contracts.runner.cli", *rest, "--seed", str(seed)]
-        code = subprocess.call([*command, "--report-dir", str(report_dir / f"seed-{seed}")], cwd=ROOT)
+        code = subprocess.call([*command, "--report-dir", str(report_dir / f"seed-{seed}")])
         verdict = {0: "no drift", 1: "DRIFT", 2: "setup error"}.get(code, f"exit {code}")
         rows.append(f"| {seed} | {verdict} | {time.monotonic() - started:.0f} s | [seed-{seed}](seed-{seed}/) |")
         if code != 0:

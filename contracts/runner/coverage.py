@@ -23,12 +23,12 @@ import inspect
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-REFERENCES = {"benchwright": "docs/reference/benchwright-api.md"}
+from mock_server.datafiles import REFERENCE_DIR
+
+REFERENCES = {"benchwright": REFERENCE_DIR / "benchwright-api.md"}
 SECTION = re.compile(r"^#{2,5}\s+(\d+[a-z]?(?:\.\d+)*)\.?\s+(.*)$")
 CITED = re.compile(r"""["'](§[\d.a-z]+|[A-Z]-\d{2,3}|P-[a-z-]+|[a-z_]+\.[a-z_]+)["']""")
 
@@ -83,7 +83,7 @@ def reference(api: str) -> Reference:
 
     spec = contract(api)
     if api in REFERENCES:
-        claims = sections((ROOT / REFERENCES[api]).read_text(encoding="utf-8"))
+        claims = sections(REFERENCES[api].read_text(encoding="utf-8"))
         # a parent heading with sub-sections counts through them: only leaves are claims
         leaves = {k: v for k, v in claims.items() if not any(o.startswith(k + ".") for o in claims)}
         aliases = {}

@@ -125,7 +125,7 @@ def _error_response(status: str, codes: list[str], legacy: bool, session_only: b
 def _int64(node: Any) -> None:
     """`format: int64` on each integer schema that names no format. The reference
     gives integers no bound; a 64-bit one is what servers and clients store, so
-    the spec says so and the bound is the spec's (README, Interpretations).
+    the spec says so and the bound is the spec's (docs/interpretations.md).
     Numbers the spec does not declare are not bounded at all."""
     if isinstance(node, dict):
         kind = node.get("type")

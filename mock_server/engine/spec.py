@@ -21,7 +21,8 @@ from typing import Any
 
 import yaml
 
-SPEC_ROOT = Path(__file__).resolve().parent.parent.parent / "spec"
+from ..datafiles import SPEC_ROOT as SPEC_ROOT  # where spec/<api>/ lives (a checkout or an installed wheel)
+
 METHODS = ("get", "put", "post", "delete", "patch")
 MUTATING = {"post", "put", "patch", "delete"}
 SPEC_URI = "urn:harness:spec"

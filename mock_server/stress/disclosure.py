@@ -24,7 +24,7 @@ import httpx
 from .process import MockProcess
 from .targets import TARGETS, canary
 
-BANNER = re.compile(r"^\s*export [A-Z_]+=")  # the start-up banner's ready credential (README: `make serve` prints it)
+BANNER = re.compile(r"^\s*export [A-Z_]+=")  # the start-up banner's ready credential (`make serve` prints it)
 
 
 @dataclass

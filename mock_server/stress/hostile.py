@@ -4,7 +4,7 @@ Malformed and truncated JSON, wrong types, duplicate keys, 10,000-deep nesting, 
 100 MB body declared by `Content-Length` and sent slowly (and one sent chunked with
 no length), invalid UTF-8 and NUL bytes, oversized headers and query strings,
 hostile path values, and multipart edge cases for the upload operations. Each must
-get a 4xx in the API's error format (README, "Every API": bodies bounded at 16 MiB
+get a 4xx in the API's error format (docs/interpretations.md, "Every API": bodies bounded at 16 MiB
 and refused on their declared length before anything is read; "Bad input gets the
 API's documented 4xx in its own error format, never a 500 or a hang", DESIGN.md),
 the process must stay up, and its RSS bounded.

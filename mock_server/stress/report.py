@@ -124,7 +124,7 @@ def render(results: list[dict], up: Any, size: dict, skipped: list[str], seconds
             f"{_yes(drift_ok)}",
             f"- memory per launch: {up.kb_per_launch:.1f} KiB; RSS start {up.rss_start_kb / 1024:.0f} MiB. Extrapolation rule: "  # noqa: E501
             f"RSS(n) = RSS(start) + n x {up.kb_per_launch:.1f} KiB, so 100,000 launches would hold about {extrapolated:.0f} MiB. "  # noqa: E501
-            "Retention (README, \"Reliability and speed\"): each owner keeps its newest 1,000 finished runs with their events, "  # noqa: E501
+            "Retention (docs/reliability.md): each owner keeps its newest 1,000 finished runs with their events, "
             "tasks and artifacts (`--set keep_finished_runs=N`); ledger rows and Idempotency-Key entries (24 h) are kept, "  # noqa: E501
             "so what still grows per launch is those.",
         ]  # fmt: skip

@@ -1,7 +1,7 @@
 """What the stress suite needs to know of each API: its credential, its error format,
 a hot read, a JSON write, a path parameter, its uploads, and the secrets a client sends it.
 
-The values come from each API's README section and fixtures (seed ids, ready
+The values come from each API's guide (docs/<api>.md) and fixtures (seed ids, ready
 credentials); nothing here redefines the API's behaviour.
 """
 
@@ -36,7 +36,7 @@ class Target:
         return {"Authorization": f"Bearer {self.token}"}
 
     def error_ok(self, response: httpx.Response) -> bool:
-        """The body is in the API's documented error format (README, "Interpretations")."""
+        """The body is in the API's documented error format (docs/interpretations.md)."""
         try:
             body = response.json()
         except ValueError:

@@ -1,16 +1,11 @@
-"""Fixtures for the Bench tests: the app in-process, and a real uvicorn server on 127.0.0.1."""
+"""Fixtures for the Bench tests: the app in-process (the real client's tests use the plugin's `bench_mock`)."""
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
-from collections.abc import Iterator
 from typing import ClassVar
 
 import httpx
 import pytest
-import uvicorn
 from starlette.testclient import TestClient
 
 from mock_server.app import build_app
@@ -84,44 +79,3 @@ def client(module_api: Api) -> CheckedClient:
 
 def auth(token: str = KEY) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
-
-
-class Server:
-    def __init__(self) -> None:
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            self.port = sock.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(make_app(), host="127.0.0.1", port=self.port, log_level="warning", lifespan="off")
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def start(self) -> None:
-        self.thread.start()
-        deadline = time.monotonic() + 10
-        while not self.server.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError("uvicorn did not start")
-            time.sleep(0.01)
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
-
-    def control(self, method: str, path: str, body: dict | None = None) -> httpx.Response:
-        return httpx.request(method, self.url + path, json=body, timeout=10)
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[Server]:
-    srv = Server()
-    srv.start()
-    yield srv
-    srv.stop()
-
-
-@pytest.fixture
-def live(server: Server) -> Server:
-    """The module's server, reset to its fixtures before each test."""
-    assert server.control("POST", "/__mock/reset").status_code == 204
-    return server

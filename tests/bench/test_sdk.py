@@ -1,5 +1,7 @@
-"""The reference's examples, run as written with the real `bench_sdk.BenchPlatform` against a uvicorn
-server on 127.0.0.1 (only the endpoint differs; the sample ids 123 and 456 are seeded fixtures).
+"""The reference's examples, run as written with the real `bench_sdk.BenchPlatform` against the mock served
+by the harness' own pytest plugin: the `bench_mock` fixture, a uvicorn server on 127.0.0.1 reset for each
+test (only the endpoint differs; the sample ids 123 and 456 are seeded fixtures). A client author's suite
+uses the same fixture (docs/pytest-plugin.md).
 
 Sections are those of the reference (docs/reference/bench-platform-clients.md); claims are C-nn.
 """
@@ -11,9 +13,12 @@ import json
 import pytest
 from bench_sdk import BenchPlatform, PlatformError
 
+from harness_fixtures import BenchControl, ServedMock
 from mock_server.bench.model.catalog import compare
 
 from .conftest import KEY, OAUTH
+
+Mock = ServedMock[BenchControl]
 
 pytestmark = pytest.mark.http
 
@@ -21,8 +26,9 @@ CSV = b"question,expected,actual\nCan I return shoes?,approve,approve\nGift card
 
 
 @pytest.fixture
-def platform(live) -> BenchPlatform:
-    return BenchPlatform(KEY, endpoint=live.url)
+def platform(bench_mock: Mock) -> BenchPlatform:
+    assert bench_mock.credentials["BENCH_API_KEY"] == KEY
+    return BenchPlatform(KEY, endpoint=bench_mock.url)
 
 
 def documented(e: PlatformError, status: int, code: str) -> dict:
@@ -33,10 +39,6 @@ def documented(e: PlatformError, status: int, code: str) -> dict:
     assert e.details["code"] == code
     assert e.retryable is (status == 429 or status >= 500)  # C-57: none of these is retryable
     return e.details
-
-
-def advance(live, seconds: float) -> None:
-    assert live.control("POST", "/__mock/clock", {"advance_seconds": seconds}).status_code == 200
 
 
 def test_read_systems_and_results(platform):
@@ -101,7 +103,7 @@ def test_upload_without_consent_is_refused(platform):
     assert len(platform.call("list_datasets", path={"id": 123})["items"]) == 1
 
 
-def test_save_understanding_and_run_a_bench(platform, live):
+def test_save_understanding_and_run_a_bench(platform, bench_mock: Mock):
     """§Save understanding and run a bench (C-33–C-36, C-47–C-50)."""
     current = platform.call("get_system_context", path={"id": 123})
     platform.call(
@@ -123,7 +125,7 @@ def test_save_understanding_and_run_a_bench(platform, live):
     run_id = started["runs"][0]["id"]
     assert platform.call("evaluation_allowance")["allowance"]["used"] == allowance["allowance"]["used"] + 1
     assert platform.call("get_evaluation", path={"id": run_id})["run"]["status"] == "queued"
-    advance(live, 60)
+    bench_mock.control.advance_clock(60)
     assert platform.call("get_evaluation", path={"id": run_id})["run"]["status"] == "completed"
     result = platform.call("get_evaluation_artifacts", path={"id": run_id})
     assert result["artifacts"]["context_version"] == current["context"]["version"] + 1
@@ -218,21 +220,21 @@ def test_publish_real_app_results(platform):
     assert platform.call("list_evaluations", query={"include_active": True})["items"][0]["id"] == 789
 
 
-def test_plan_limit_error_shows_the_upgrade_link(live):
+def test_plan_limit_error_shows_the_upgrade_link(bench_mock: Mock):
     """§Errors (C-53, C-54, C-66): set_model_providers on Free carries the four plan-limit fields."""
-    platform = BenchPlatform("bench_dev_key_free", endpoint=live.url)
+    platform = BenchPlatform("bench_dev_key_free", endpoint=bench_mock.url)
     with pytest.raises(PlatformError) as err:
         platform.call("set_model_providers", body={"providers": ["openai"]})
     details = documented(err.value, 402, "plan_limit")
     assert details["upgrade_url"].startswith("https://") and details["required_plan"] == "growth"
     assert {"pricing_url", "upgrade_url", "billing_url", "payment_confirmation_required"} <= set(details)
-    growth = BenchPlatform(KEY, endpoint=live.url)
+    growth = BenchPlatform(KEY, endpoint=bench_mock.url)
     assert growth.call("set_model_providers", body={"providers": ["openai"]}) == {"providers": ["openai"]}
 
 
-def test_key_cap_error_carries_manage_key_url(live):
+def test_key_cap_error_carries_manage_key_url(bench_mock: Mock):
     """C-56: the capped key's second start fails with manage_key_url and no upgrade fields."""
-    platform = BenchPlatform("bench_dev_key_growth_capped", endpoint=live.url)
+    platform = BenchPlatform("bench_dev_key_growth_capped", endpoint=bench_mock.url)
     platform.call("start_system_evaluation", body={"ai_system_id": 123})
     with pytest.raises(PlatformError) as err:
         platform.call("start_system_evaluation", body={"ai_system_id": 123})
@@ -240,43 +242,43 @@ def test_key_cap_error_carries_manage_key_url(live):
     assert "manage_key_url" in details and not {"upgrade_url", "pricing_url", "billing_url"} & set(details)
 
 
-def test_exhausted_allowance_is_a_plan_limit(live):
+def test_exhausted_allowance_is_a_plan_limit(bench_mock: Mock):
     """C-49, C-54: an account with allowance 0 cannot start."""
-    account = live.control("POST", "/__mock/accounts", {"plan": "builder", "allowance": 0}).json()
-    token = live.control("POST", "/__mock/tokens", {"account_id": account["id"], "kind": "oauth"}).json()["token"]
-    platform = BenchPlatform(token, endpoint=live.url)
+    account = bench_mock.control.create_account("builder", allowance=0)
+    token = bench_mock.control.mint_token("oauth", account_id=account.id).token
+    platform = BenchPlatform(token, endpoint=bench_mock.url)
     system = platform.call("create_system", body={"name": "Empty"})["system"]
     assert platform.call("start_system_evaluation", body={"ai_system_id": system["id"]}) == {"runs": []}  # C-48
     assert platform.call("evaluation_allowance")["allowance"]["used"] == 0
 
 
-def test_account_operations_refuse_api_keys(live):
+def test_account_operations_refuse_api_keys(bench_mock: Mock):
     """C-18, C-19: an API key cannot list or mint keys; the OAuth credential can."""
     with pytest.raises(PlatformError) as err:
-        BenchPlatform(KEY, endpoint=live.url).call("create_api_key", body={"name": "ci"})
+        BenchPlatform(KEY, endpoint=bench_mock.url).call("create_api_key", body={"name": "ci"})
     documented(err.value, 403, "account_authorization_required")
-    made = BenchPlatform(OAUTH, endpoint=live.url).call(
+    made = BenchPlatform(OAUTH, endpoint=bench_mock.url).call(
         "create_api_key", body={"name": "ci", "max_evaluations_per_month": 2}
     )
     assert made["key"].startswith("bench_dev_key_")
     assert (
-        BenchPlatform(made["key"], endpoint=live.url).call("capabilities")["api_key_limits"][
+        BenchPlatform(made["key"], endpoint=bench_mock.url).call("capabilities")["api_key_limits"][
             "max_evaluations_per_month"
         ]
         == 2
     )
 
 
-def test_exchange_oauth_token_checks_the_audience(live):
+def test_exchange_oauth_token_checks_the_audience(bench_mock: Mock):
     """C-20, C-21, C-22: public exchange; the wrong audience is refused; an AuthKit token is no bearer."""
-    anonymous = BenchPlatform(endpoint=live.url)
+    anonymous = BenchPlatform(endpoint=bench_mock.url)
     with pytest.raises(PlatformError) as err:
         anonymous.call("exchange_oauth_token", body={"token": "authkit_growth_other_audience"})
     documented(err.value, 401, "invalid_audience")
     cred = anonymous.call("exchange_oauth_token", body={"token": "authkit_growth_mcp"})["credential"]
-    assert BenchPlatform(cred, endpoint=live.url).call("list_api_keys")["items"]
+    assert BenchPlatform(cred, endpoint=bench_mock.url).call("list_api_keys")["items"]
     with pytest.raises(PlatformError) as err:
-        BenchPlatform("authkit_growth_mcp", endpoint=live.url).call("list_systems")
+        BenchPlatform("authkit_growth_mcp", endpoint=bench_mock.url).call("list_systems")
     documented(err.value, 401, "invalid_credential")
 
 
@@ -300,15 +302,11 @@ def test_cancellation(platform):
     documented(err.value, 409, "evaluation_finished")
 
 
-def test_every_call_is_one_request(platform, live):
+def test_every_call_is_one_request(platform, bench_mock: Mock):
     """C-04, C-05: a failing write is sent once, never retried (the journal counts it)."""
 
     def puts() -> list[dict]:
-        return [
-            e
-            for e in live.control("GET", "/__mock/requests").json()["data"]
-            if e["operation_id"] == "put_context_source"
-        ]
+        return [e for e in bench_mock.control.journal() if e["operation_id"] == "put_context_source"]
 
     before = len(puts())
     with pytest.raises(PlatformError):
@@ -327,26 +325,26 @@ def test_every_call_is_one_request(platform, live):
     )  # C-67
 
 
-def test_credential_and_repository_errors(live):
+def test_credential_and_repository_errors(bench_mock: Mock):
     """C-57: credential and repository errors are documented, not retryable, and need a configuration change."""
     with pytest.raises(PlatformError) as err:
-        BenchPlatform("bench_dev_key_revoked", endpoint=live.url).call("list_systems")
+        BenchPlatform("bench_dev_key_revoked", endpoint=bench_mock.url).call("list_systems")
     documented(err.value, 401, "credential_revoked")
     with pytest.raises(PlatformError) as err:
-        BenchPlatform("bench_live_key_growth", endpoint=live.url).call("list_systems")
+        BenchPlatform("bench_live_key_growth", endpoint=bench_mock.url).call("list_systems")
     documented(err.value, 401, "wrong_environment")  # C-02
-    capped = BenchPlatform("bench_dev_key_growth_capped", endpoint=live.url)
+    capped = BenchPlatform("bench_dev_key_growth_capped", endpoint=bench_mock.url)
     with pytest.raises(PlatformError) as err:
         capped.call("list_branches", path={"owner": "acme", "repo": "checkout"})
     documented(err.value, 403, "repository_not_allowed")
     assert capped.call("list_branches", path={"owner": "acme", "repo": "support-bot"})["items"][0]["name"] == "main"
 
 
-def test_oversized_uploads_never_leave_the_client(platform, live):
+def test_oversized_uploads_never_leave_the_client(platform, bench_mock: Mock):
     """C-31: the SDK refuses a dataset over the catalog's limit before sending (the server's: test_handlers)."""
 
     def previews() -> int:
-        entries = live.control("GET", "/__mock/requests").json()["data"]
+        entries = bench_mock.control.journal()
         return sum(e["operation_id"] == "preview_dataset" for e in entries)
 
     before = previews()

@@ -68,7 +68,7 @@ def test_problem_json_shape_and_bad_uuid(api):
 
 def test_integers_beyond_64_bits_are_a_400(api):
     """§14: bad values are 400 invalid_argument; a declared integer is `format: int64` in the
-    spec (README, Interpretations), so one the API cannot hold is refused (never a later 500)."""
+    spec (docs/interpretations.md), so one the API cannot hold is refused (never a later 500)."""
     response = api.patch("/v1/billing/controls", json={"monthly_cap_cents": 2**70})
     assert response.status_code == 400 and response.json()["code"] == "invalid_argument"
     assert "monthly_cap_cents" in response.json()["detail"]
@@ -434,7 +434,7 @@ def test_keys_are_per_token(api):
 def test_a_retry_while_the_first_is_in_flight_is_409(app, api):
     """§3.7: "a retry that arrives while the first request is still in flight also 409s rather
     than risk running the handler twice". A latency fault on the launch holds the first copy
-    after its key is taken (README, `/__mock/faults`); the retry sent meanwhile is refused, the
+    after its key is taken (docs/benchwright.md, `/__mock/faults`); the retry sent meanwhile is refused, the
     launch runs once, and a retry after it finished replays it."""
     import asyncio
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import uvicorn
 
+from contracts.proxy.app import ProxyApp
 from contracts.runner.target import LiveServer
 from mock_server.app import create_app
-from mock_server.proxy.app import ProxyApp
 
 
 class ProxyServer(LiveServer):

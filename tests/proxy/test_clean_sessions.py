@@ -30,7 +30,7 @@ def _clean(proxy, minimum: int) -> None:
 
 
 def test_benchwright_session_has_no_violations(tmp_path):
-    """README "Checking a client's own traffic"; §1, §3.7, §3.8, §3.9, §5.2, §5.3, §13 on a clean mock.
+    """docs/proxy.md; §1, §3.7, §3.8, §3.9, §5.2, §5.3, §13 on a clean mock.
 
     Covers a launch replayed with the same `Idempotency-Key` (`idempotency.replay`), a PATCH under
     `If-Match` that moves the ETag (`etag.moves`), a refused stale `If-Match` (documented 412 code),
@@ -84,7 +84,7 @@ def test_benchwright_session_has_no_violations(tmp_path):
 
 
 def test_benchsdk_session_has_no_violations(tmp_path):
-    """README benchsdk; A-11 (runKey get-or-create), A-14/A-15 (attempt fencing), A-16 (batches):
+    """docs/benchsdk.md; A-11 (runKey get-or-create), A-14/A-15 (attempt fencing), A-16 (batches):
     a `bench run` (benchmark, run, participant, plan, claim, heartbeat, events, a resent batch,
     complete) through the proxy, with the fencing tracker fed by the claim."""
     base = "/api/v1"
@@ -129,7 +129,7 @@ def test_benchsdk_session_has_no_violations(tmp_path):
 
 
 def test_benchgen_session_has_no_violations(tmp_path):
-    """README BenchGen, B-09…B-41: list, join, queue, poll at `check_again_seconds`, read results."""
+    """docs/benchgen.md, B-09…B-41: list, join, queue, poll at `check_again_seconds`, read results."""
     from .test_recording import benchgen_session
 
     with proxied("benchgen", tmp_path) as (proxy, url, _):

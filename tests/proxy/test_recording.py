@@ -1,5 +1,5 @@
 """Recordings: credentials never reach a log or a recording, and a recording seeds a fresh mock
-through its own HTTP surface (README "Checking a client's own traffic", record -> replay)."""
+through its own HTTP surface (docs/proxy.md, record -> replay)."""
 
 from __future__ import annotations
 
@@ -10,15 +10,15 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
+from contracts.proxy.recording import read_recording
+from contracts.proxy.seed import seed_app
 from mock_server.app import create_app
-from mock_server.proxy.recording import read_recording
-from mock_server.proxy.seed import seed_app
 
 from .conftest import proxied
 
 pytestmark = pytest.mark.http
 
-DEMO_TOKEN = "bgn_demo_0123456789abcdef0123456789abcdef"  # BenchGen's seeded demo token (README)
+DEMO_TOKEN = "bgn_demo_0123456789abcdef0123456789abcdef"  # BenchGen's seeded demo token (docs/benchgen.md)
 SECRET = "sk-contract-endpoint-key-0042"  # an external endpoint's key (B-31)
 GSM, MODEL = 123, 456
 SCOPES = ["benchmark:read", "benchmark:run"]
@@ -70,7 +70,7 @@ def _scan(paths: list[Path], secrets: list[str]) -> None:
 
 
 def test_logs_and_recordings_never_carry_a_credential(tmp_path):
-    """README "Checking a client's own traffic": `Authorization`, a minted token, the demo token and an
+    """docs/proxy.md, "Credentials": `Authorization`, a minted token, the demo token and an
     endpoint key appear in requests, responses and a violation's curl line, and in no file the proxy
     writes. The drift log does hold a curl line with a `[credential #n]` placeholder (so the scan
     looks at a line that would carry one), and a client error is named (`client.request`)."""

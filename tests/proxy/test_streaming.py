@@ -12,9 +12,9 @@ import time
 import httpx
 import pytest
 
+from contracts.proxy.app import ProxyApp
 from contracts.runner.target import LiveServer
 from mock_server.app import create_app
-from mock_server.proxy.app import ProxyApp
 
 from .conftest import ProxyServer, proxied, violations
 
@@ -73,13 +73,13 @@ def test_an_unreachable_upstream_is_a_502_and_nothing_hangs(tmp_path):
 
 
 def test_the_cli_serves_the_proxy_and_writes_the_drift_log(tmp_path):
-    """`python -m mock_server.proxy --api NAME --upstream URL --port N --record FILE --log STEM`."""
+    """`python -m contracts.proxy --api NAME --upstream URL --port N --record FILE --log STEM`."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     with LiveServer(create_app(api="benchgen")) as upstream:
         command = [
-            sys.executable, "-m", "mock_server.proxy", "--api", "benchgen", "--upstream", upstream.url,
+            sys.executable, "-m", "contracts.proxy", "--api", "benchgen", "--upstream", upstream.url,
             "--port", str(port), "--record", str(tmp_path / "rec.jsonl"), "--log", str(tmp_path / "drift"),
         ]  # fmt: skip
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.http
 @pytest.mark.skipif("benchsdk" not in APIS, reason="benchsdk's app does not build")
 def test_presigned_upload_refuses_a_100mb_body_before_reading_it():
     """Item 2: "a 100 MB body (refused early with 413, never read whole)", for the upload step of
-    the two-step artifact upload (README, benchsdk: presigned URLs on the same process)."""
+    the two-step artifact upload (docs/benchsdk.md: presigned URLs on the same process)."""
     with MockProcess("benchsdk") as mock:
         before = mock.rss_kb()
         head = request_head(

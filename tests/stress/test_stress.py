@@ -26,7 +26,7 @@ def test_fuzzing_finds_no_server_error_and_nothing_off_spec(stress):
 
 @api_param()
 def test_hostile_input_gets_a_documented_4xx_in_the_api_error_format(stress):
-    """Item 2 (README "Every API": bodies bounded, refused on their declared length; DESIGN.md
+    """Item 2 (docs/interpretations.md "Every API": bodies bounded, refused on their declared length; DESIGN.md
     "Bad input gets the API's documented 4xx in its own error format, never a 500 or a hang")."""
     outcomes, _ = stress.hostile
     bad = [(o.case, o.status, o.note) for o in outcomes if not o.ok]

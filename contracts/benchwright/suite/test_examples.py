@@ -29,7 +29,7 @@ from contracts.benchwright.suite._support import (
     launch_run,
 )
 from contracts.benchwright.suite.conftest import OPERATIONS, require
-from contracts.runner.coverage import REFERENCES, ROOT
+from contracts.runner.coverage import REFERENCES
 
 STREAM_SECONDS = 20.0
 ROW = re.compile(r"^\|\s*`(\w+)`\s*\|[^|]*\|([^|]*)\|\s*$")
@@ -37,7 +37,7 @@ ROW = re.compile(r"^\|\s*`(\w+)`\s*\|[^|]*\|([^|]*)\|\s*$")
 
 def catalog() -> dict[str, set[str]]:
     """§15's table: each documented event type -> the fields it must carry."""
-    text = (ROOT / REFERENCES["benchwright"]).read_text(encoding="utf-8")
+    text = REFERENCES["benchwright"].read_text(encoding="utf-8")
     section = text.split("## 15. Event type reference", 1)[1].split("\n## ", 1)[0]
     out: dict[str, set[str]] = {}
     for line in section.splitlines():

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 import uuid
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -35,9 +34,10 @@ from contracts.benchwright.suite._support import (
     session_only,
 )
 from contracts.benchwright.suite.conftest import BUNDLE, OPERATIONS, require
+from mock_server.datafiles import REFERENCE_DIR
 
 MARKED = sorted((name, op["x-if-match"]) for name, (_, _, op) in OPERATIONS.items() if op.get("x-if-match"))
-REFERENCE = Path(__file__).resolve().parents[3] / "docs" / "reference" / "benchwright-api.md"
+REFERENCE = REFERENCE_DIR / "benchwright-api.md"
 
 
 def _sections_stating_if_match() -> set[str]:

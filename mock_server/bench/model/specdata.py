@@ -7,7 +7,9 @@ from typing import Any
 
 import yaml
 
-SPEC_DIR = Path(__file__).resolve().parents[3] / "spec" / "bench"
+from mock_server.datafiles import SPEC_ROOT
+
+SPEC_DIR = SPEC_ROOT / "bench"
 
 
 def load_spec(spec_dir: Path = SPEC_DIR) -> dict[str, Any]:

@@ -25,6 +25,8 @@ from typing import Any
 
 from contracts.runner.report import REDACTIONS
 
+from .checks import dicts_in
+
 CREDENTIAL_HEADERS = frozenset({"authorization", "cookie", "set-cookie", "x-api-key", "proxy-authorization"})
 SECRET_KEY = re.compile(r"(^|_|-)(password|secret|api_?key|apikey|credential|token|cookie)s?$", re.I)
 NOT_SECRET = re.compile(
@@ -67,7 +69,7 @@ class Redactor:
         for key, value in _items(data):
             if isinstance(value, str) and _secret_key(key):
                 self.learn(value)
-        for node in _dicts(data):
+        for node in dicts_in(data):
             if _named_secret(node):
                 self.learn(node["value"])
 
@@ -117,16 +119,6 @@ def _named_secret(node: dict[str, Any]) -> bool:
     """`{"name": "OPENROUTER_API_KEY", "value": "..."}`: a secret stored under its name."""
     name = node.get("name")
     return isinstance(name, str) and isinstance(node.get("value"), str) and _secret_key(name)
-
-
-def _dicts(data: Any):
-    if isinstance(data, dict):
-        yield data
-        for value in data.values():
-            yield from _dicts(value)
-    elif isinstance(data, list):
-        for value in data:
-            yield from _dicts(value)
 
 
 def _items(data: Any):

@@ -393,7 +393,7 @@ class Checker:
                     Violation("fencing.superseded", f"{op.operation_id} accepted {field_name} {attempt}, superseded")
                 )
         data = exchange.json_response()
-        for node in _dicts(data):
+        for node in dicts_in(data):
             worker, attempt, number = node.get("workerId"), node.get("attemptId"), node.get("attemptNumber")
             if isinstance(worker, str) and isinstance(attempt, str) and isinstance(number, int):
                 self._attempt(worker, number, attempt)
@@ -438,14 +438,15 @@ def _opaque(tag: str) -> str:
     return tag.strip().removeprefix("W/")
 
 
-def _dicts(data: Any):
+def dicts_in(data: Any):
+    """Every JSON object in `data`, at any depth (the object itself first)."""
     if isinstance(data, dict):
         yield data
         for value in data.values():
-            yield from _dicts(value)
+            yield from dicts_in(value)
     elif isinstance(data, list):
         for value in data:
-            yield from _dicts(value)
+            yield from dicts_in(value)
 
 
 def _versioned_resource(exchange: Exchange) -> str | None:

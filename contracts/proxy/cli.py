@@ -1,6 +1,7 @@
-"""`python -m mock_server proxy --api NAME --upstream URL [--host] [--port] [--record FILE] [--log STEM]`.
+"""`harness-proxy --api NAME --upstream URL [--host] [--port] [--record FILE] [--log STEM]`.
 
-Also runnable as `python -m mock_server.proxy ...`. Serves the validating proxy (`app.ProxyApp`)
+Also runnable as `python -m contracts.proxy ...` (`make proxy`) and, as in earlier releases,
+`python -m mock_server proxy ...`. Serves the validating proxy (`app.ProxyApp`)
 under uvicorn; the drift log goes to `<STEM>.md` and `<STEM>.jsonl` (default
 `reports/proxy-drift`), the recording (if asked) to FILE.
 """
@@ -14,7 +15,7 @@ import sys
 def main(argv: list[str] | None = None) -> int:
     from mock_server.apis import APIS
 
-    parser = argparse.ArgumentParser(prog="python -m mock_server proxy", description=__doc__)
+    parser = argparse.ArgumentParser(prog="harness-proxy", description=__doc__)
     parser.add_argument("--api", required=True, choices=sorted(APIS), help="which API's contract to apply")
     parser.add_argument("--upstream", required=True, help="the server to forward to, e.g. https://staging.example")
     parser.add_argument("--host", default="127.0.0.1")

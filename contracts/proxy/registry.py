@@ -86,7 +86,7 @@ class ProxyApi:
 PROXY_APIS: dict[str, ProxyApi] = {
     "benchwright": ProxyApi("benchwright", "contracts.benchwright", benchwright),
     "benchsdk": ProxyApi("benchsdk", "contracts.benchsdk", benchsdk),
-    "benchgen": ProxyApi("benchgen", "contracts.benchgen", benchgen, seeder="mock_server.proxy.seed:seed_benchgen"),
+    "benchgen": ProxyApi("benchgen", "contracts.benchgen", benchgen, seeder="contracts.proxy.seed:seed_benchgen"),
     "bench": ProxyApi("bench", "contracts.bench"),
 }
 
