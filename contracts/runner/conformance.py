@@ -165,6 +165,8 @@ class Conformance:
                 pytest.skip(f"{name} {reason}")
             if not session.policy.probes(case.method, method):
                 return  # an undocumented-method probe a deployment is not sent
+            if not session.policy.fuzzes(method, CASES[case.operation.label]):
+                return  # past a deployment's share of generated writes for this operation
             headers = conformance.case_headers(case, op, session.env)
             CASES[case.operation.label] += 1
             attempt = lambda: case.call(base_url=session.base_url, headers=headers, timeout=30)  # noqa: E731

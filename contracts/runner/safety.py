@@ -44,6 +44,10 @@ MAX_RETRY_WAIT = 90.0
 # The default request budget against a deployment: the staging quick profile of the
 # largest suite (Benchwright) sends about 3,000 requests; this leaves it room.
 LIVE_DEFAULT_BUDGET = 6000
+# Against a deployment the stateless fuzzing sends at most this many generated cases to each
+# writing operation (reads are not capped): a write quota of 120 a minute (Benchwright's default
+# tier, §13) would otherwise hold a quick run for half an hour on the coverage phase's cases alone.
+LIVE_WRITE_CASES = {"smoke": 4, "quick": 10, "full": 40}
 ENV_PREFIXES = ("HARNESS_CONTRACT_", "BW_CONTRACT_")
 OPT_INS = ("spend", "writes", "destructive")
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -132,6 +136,13 @@ class RunPolicy:
         if method == documented.upper() or not self.live or method in SAFE_METHODS:
             return True
         return self.allow_writes and self.allow_destructive
+
+    def fuzzes(self, method: str, sent: int) -> bool:
+        """Whether the stateless fuzzing sends one more generated case to an operation that has had
+        `sent`: always to a mock and for reads; to a deployment, writes up to `LIVE_WRITE_CASES`."""
+        if not self.live or method.upper() in SAFE_METHODS:
+            return True
+        return sent < LIVE_WRITE_CASES.get(setting("PROFILE") or "quick", LIVE_WRITE_CASES["quick"])
 
     def guard(self, method: str) -> None:
         """The last line before the wire: against a deployment without an opt-in nothing but a safe

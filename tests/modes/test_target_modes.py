@@ -149,4 +149,18 @@ def test_a_read_only_target_refuses_writes_before_the_wire() -> None:
         assert session.mode == "production"
         with session.client() as http, pytest.raises(pytest.skip.Exception, match="read-only"):
             http.post("/api/user_llm_models/", json={})
-    assert app.calls == []
+    assert [call for call in app.calls if call[0] not in SAFE_METHODS] == []  # the probe for /__mock is a GET
+
+
+def test_make_contract_passes_the_opt_ins_and_the_budget() -> None:
+    """`make contract ALLOW=spend,writes,destructive MAX_REQUESTS=N` (the README's spelling) reaches the runner
+    as its flags; the runner's parsing of them is what the matrix above runs."""
+    line = subprocess.run(
+        ["make", "-n", "contract", "API=benchgen", "ALLOW=spend,writes,destructive", "MAX_REQUESTS=9"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()[-1]
+    assert "harness-contract" in line and "--api benchgen" in line
+    assert "--allow spend,writes,destructive" in line and "--max-requests 9" in line
