@@ -22,23 +22,13 @@ settings.register_profile(
     suppress_health_check=list(HealthCheck),
     print_blob=False,
 )
-settings.register_profile(
-    "smoke",
-    max_examples=2,
-    stateful_step_count=4,
-    derandomize=True,
-    deadline=None,
-    database=None,
-    suppress_health_check=list(HealthCheck),
-    print_blob=False,
-)
+settings.register_profile("smoke", settings.get_profile("quick"), max_examples=2, stateful_step_count=4)
 settings.register_profile(
     "full",
+    settings.get_profile("quick"),
     max_examples=60,
     stateful_step_count=25,
-    deadline=None,
-    database=None,
-    suppress_health_check=list(HealthCheck),
+    derandomize=False,
     print_blob=True,
 )
 

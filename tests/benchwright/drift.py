@@ -64,15 +64,17 @@ def chain(*hooks: RequestHook) -> RequestHook:
 
 
 class Recorder:
-    """Records (method, path) of every /v1 request that reaches the app."""
+    """Records (method, path) of every request under `prefix` (Benchwright's `/v1/` by default)
+    that reaches the app."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any, prefix: str = "/v1/") -> None:
         self.app = app
         self.state = app.state
+        self.prefix = prefix
         self.calls: list[tuple[str, str]] = []
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] == "http" and scope["path"].startswith("/v1/"):
+        if scope["type"] == "http" and scope["path"].startswith(self.prefix):
             self.calls.append((scope["method"], scope["path"]))
         await self.app(scope, receive, send)
 

@@ -19,7 +19,6 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
@@ -30,25 +29,12 @@ from contracts.runner.session import resolve
 from contracts.runner.target import LiveServer
 from mock_server.apis import profile
 from mock_server.app import create_app
+from tests.benchwright.drift import Recorder
 
 ROOT = Path(__file__).resolve().parents[2]
 PROFILE = os.environ.get("HARNESS_MODES_PROFILE", "smoke")
 MODES = ("embedded", "served", "staging", "production")
 WORKFLOW = ROOT / ".github" / "workflows" / "contract-staging.yml"
-
-
-class Recorder:
-    """Every request the served app receives, as (method, path)."""
-
-    def __init__(self, app: Any) -> None:
-        self.app = app
-        self.state = app.state
-        self.calls: list[tuple[str, str]] = []
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            self.calls.append((scope["method"], scope["path"]))
-        await self.app(scope, receive, send)
 
 
 def _serve(api: str, mode: str) -> tuple[Recorder, dict[str, str]]:
@@ -62,7 +48,7 @@ def _serve(api: str, mode: str) -> tuple[Recorder, dict[str, str]]:
         mock = app.state.mock
         mock.store.users[mock.store.default_user_id].quota_overrides = {"read_rpm": 10**6, "write_rpm": 10**6}
     printed = dict(chosen.ready_credentials(app.state.api)) if chosen.ready_credentials else {}
-    return Recorder(app), printed
+    return Recorder(app, prefix="/"), printed
 
 
 def _run(api: str, tmp_path: Path, env_extra: dict[str, str], *args: str) -> tuple[int, str, str]:
@@ -143,7 +129,7 @@ def test_both_spellings_of_the_options_reach_the_policy(prefix: str) -> None:
 
 def test_a_read_only_target_refuses_writes_before_the_wire() -> None:
     """Production mode: whatever a check asks, nothing but a safe read leaves the runner."""
-    app = Recorder(create_app(api="benchgen", control=False))
+    app = Recorder(create_app(api="benchgen", control=False), prefix="/")
     with LiveServer(app) as server:
         session = resolve("benchgen", {"BENCHGEN_API_URL": server.url, "BENCHGEN_TOKEN": "bgn_x"})
         assert session.mode == "production"
