@@ -160,7 +160,8 @@ def test_run_costs_add_up(client, spent_run):
 
 
 def test_task_summary_agrees_with_its_rows(client, spent_run):
-    """§7.1: passed + failed = total, pass_rate = passed / total, and on a complete page the rows say so."""
+    """§7.1: passed + failed = total, pass_rate = passed / total, and, for a run without trials, a complete
+    page's rows say so (with trials the summary folds each task's trials into one score)."""
     if spent_run is None:
         pytest.skip("no finished run of this account")
     response = client.get(f"/v1/runs/{spent_run}/tasks")
@@ -184,7 +185,9 @@ def test_task_summary_agrees_with_its_rows(client, spent_run):
         f"pass_rate {summary.get('pass_rate')} is not passed / total ({passed}/{total})",
         response,
     )
-    if not (body.get("pagination") or {}).get("has_more"):
+    # §7.1: "summary is computed from a different row set than data": trials fold into one score per task
+    # in the summary while data keeps a row per trial, so rows and summary agree only for a run without trials
+    if not (body.get("pagination") or {}).get("has_more") and "trials" not in summary:
         counted = sum(1 for row in rows if row.get("passed") is True)
         expect(
             len(rows) == total and counted == passed,
