@@ -35,7 +35,8 @@ def test_benchwright_fixture(benchwright_mock: ServedMock[BenchwrightControl]):
     """§4.2 a launch answers 202; §4.1.1 a finished run reads `ok`; §2.4 a PAT without the write scope is
     refused `scope_insufficient`; §2.2, §11 a browser session reads settings; a forced 503 is answered."""
     mock, control = benchwright_mock, benchwright_mock.control
-    assert mock.env == {"BW_API_URL": mock.url, "BW_PAT": mock.credential}
+    assert mock.env["BW_API_URL"] == mock.url and mock.env["BW_PAT"] == mock.credential
+    assert {"BW_PAT_READONLY", "BW_PAT_WRITEONLY", "BW_PAT_EXPIRED"} <= set(mock.env)  # the narrower PATs too
     api = httpx.Client(base_url=mock.url, headers=bearer(mock.credential))
     run = api.post("/v1/runs", json=LAUNCH)
     assert run.status_code == 202, run.text

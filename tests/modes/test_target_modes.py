@@ -141,12 +141,21 @@ def test_a_read_only_target_refuses_writes_before_the_wire() -> None:
 def test_make_contract_passes_the_opt_ins_and_the_budget() -> None:
     """`make contract ALLOW=spend,writes,destructive MAX_REQUESTS=N` (the README's spelling) reaches the runner
     as its flags; the runner's parsing of them is what the matrix above runs."""
-    line = subprocess.run(
-        ["make", "-n", "contract", "API=benchgen", "ALLOW=spend,writes,destructive", "MAX_REQUESTS=9"],
+    out = subprocess.run(
+        [
+            "make",
+            "--no-print-directory",
+            "-n",
+            "contract",
+            "API=benchgen",
+            "ALLOW=spend,writes,destructive",
+            "MAX_REQUESTS=9",
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,
         check=True,
-    ).stdout.splitlines()[-1]
+    ).stdout
+    line = next(line for line in out.splitlines() if "harness-contract" in line)
     assert "harness-contract" in line and "--api benchgen" in line
     assert "--allow spend,writes,destructive" in line and "--max-requests 9" in line
