@@ -103,6 +103,9 @@ CLAIMS = {
             "month_spent, the usage trend's current month and the month's debits are the same ledger rows",
         ),
         Claim("tokens.spending", "§2.4", "a token's spent_cents_period is what GET /v1/tokens/{id}/spending says"),
+        # sections whose checks name their clauses (contracts/benchwright/clauses.py): `Drift("§5.1#2", ...)`
+        Claim("§2.4", "§2.4", "token listing and introspection: who the credential is, its scopes, expiry"),
+        Claim("§5.1", "§5.1", "the events listing: seq order, bounds, order, type filters"),
         Claim("runs.cost", "§4.1", "incurred = driver + model + sandbox; billed = driver + sandbox + narration"),
         Claim("tasks.summary", "§7.1", "the task summary's counts and pass_rate agree with each other and the rows"),
     ]

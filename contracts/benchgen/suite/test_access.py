@@ -15,10 +15,11 @@ READ, RUN = "benchmark:read", "benchmark:run"
 
 
 def _world(control, exchange, scopes):
-    """A user with credits, joined to a fresh auto-approving competition, with a finished run; a token of `scopes`."""
+    """A user with credits, joined to a fresh auto-approving competition, with a finished run; a token of
+    `scopes` (and its id)."""
     user = control.user(100)
     _, full = control.token(user, [READ, RUN])
-    _, scoped = control.token(user, scopes)
+    scoped_id, scoped = control.token(user, scopes)
     exchange.secrets.update({full, scoped})
     cid = control.competition("Contract scopes", True)
     exchange.expect(exchange.call("registerForCompetition", token=full, path={"id": cid}), "B-11", 201)
@@ -26,14 +27,14 @@ def _world(control, exchange, scopes):
     queued = exchange.call("queueBenchmarkRun", token=full, body={"competition_id": cid, "model_id": models[0]["id"]})
     exchange.expect(queued, "B-26", 201)
     control.advance(3600)
-    return cid, queued.body["submission_id"], models[0]["id"], scoped
+    return cid, queued.body["submission_id"], models[0]["id"], scoped, scoped_id
 
 
 @pytest.mark.parametrize("scopes", [[READ], [RUN], []])
 def test_each_operation_asks_for_its_scope(control, exchange, scopes):
     """B-17, B-28, B-32, B-44, B-45: run for join and queue, read for status, results and models (the scopes
     benchmark:run and benchmark:read, named in each 403's required_scopes); 403 otherwise."""
-    cid, sid, model_id, token = _world(control, exchange, scopes)
+    cid, sid, model_id, token, _ = _world(control, exchange, scopes)
     second = control.competition("Contract scopes 2", True)
     calls = [
         (RUN, "registerForCompetition", {"path": {"id": second}}),
@@ -60,8 +61,29 @@ def test_revoked_token_works_until_the_window_ends(control, exchange):
     exchange.expect(exchange.call("listUserLlmModels", token=token), "B-43", 200)
     control.revoke(token_id)
     control.advance(REVOCATION_SECONDS - 1)
-    exchange.expect(exchange.call("listUserLlmModels", token=token), "B-48", 200)
+    exchange.expect(exchange.call("listUserLlmModels", token=token), "B-48.1", 200)
     control.advance(1)
-    exchange.expect(exchange.call("listUserLlmModels", token=token), "B-48", 401, "authentication_failed")
+    exchange.expect(exchange.call("listUserLlmModels", token=token), "B-48.2", 401, "authentication_failed")
     control.advance(REVOCATION_SECONDS * 10)
-    exchange.expect(exchange.call("listUserLlmModels", token=token), "B-48", 401, "authentication_failed")
+    exchange.expect(exchange.call("listUserLlmModels", token=token), "B-48.2", 401, "authentication_failed")
+
+
+def test_a_revocation_holds_on_every_operation(control, exchange):
+    """B-48.3: platform-wide: once the window has passed, every operation refuses the revoked token
+    (401 authentication_failed), whatever scope it asks for, and the public listing does not serve it
+    as anonymous either."""
+    cid, sid, model_id, token, token_id = _world(control, exchange, [READ, RUN])
+    control.revoke(token_id)
+    control.advance(REVOCATION_SECONDS)
+    second = control.competition("Contract revocation", True)
+    calls = [
+        ("listPublicCompetitions", {}),
+        ("registerForCompetition", {"path": {"id": second}}),
+        ("queueBenchmarkRun", {"body": {"competition_id": cid, "model_id": model_id}}),
+        ("getRunStatus", {"path": {"submission_id": sid}}),
+        ("getItemResults", {"path": {"submission_id": sid}}),
+        ("listUserLlmModels", {}),
+    ]
+    for operation_id, args in calls:
+        answer = exchange.call(operation_id, token=token, **args)
+        exchange.expect(answer, "B-48.3", 401, "authentication_failed")

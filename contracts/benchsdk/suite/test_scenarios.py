@@ -42,7 +42,7 @@ def claimed(p: Platform, tasks: int = 3, participants=("e2b",)) -> tuple[str, st
         claim="A-41",
     )["assignment"]
     if a is None:
-        raise Drift("A-41", "claimWorker", "a pending worker was not handed out")
+        raise Drift("A-41.2", "claimWorker", "a pending worker was not handed out")
     return slug, run_id, a
 
 
@@ -112,7 +112,7 @@ def test_claim_exhaustion_and_disjoint_ranges(platform):
         for i in range(4)
     ]
     if got[3] is not None or any(a is None for a in got[:3]):
-        raise Drift("A-42", "claimWorker", f"3 workers, 4 claims answered {[a is not None for a in got]}")
+        raise Drift("A-42.1", "claimWorker", f"3 workers, 4 claims answered {[a is not None for a in got]}")
     covered = sorted(i for a in got[:3] for i in range(a["taskRange"]["start"], a["taskRange"]["end"] + 1))
     if covered != list(range(6)):
         raise Drift("A-43", "claimWorker", f"the ranges cover {covered}, not 0..5 once each")

@@ -131,6 +131,7 @@ def test_runs_clamp_and_default(client, target, many_runs):
         )
 
 
+@pytest.mark.claim("§5.1#8")
 def test_event_clamp(client, target):
     clamp = clamp_of("listRunEvents")
     if target.control:
