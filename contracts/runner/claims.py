@@ -96,8 +96,8 @@ def claim_of(claim: str | Claim) -> Claim:
     if isinstance(claim, Claim):
         return CLAIMS.setdefault(claim.id, claim)
     parent = clause_claim(claim)
-    if claim not in CLAIMS and parent in CLAIMS:
-        return CLAIMS[parent]
+    if claim not in CLAIMS and parent is not None:
+        return CLAIMS.get(parent) or Claim(parent, "?", parent)
     return CLAIMS.get(claim) or Claim(claim, "?", claim)
 
 
