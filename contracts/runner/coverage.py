@@ -48,7 +48,7 @@ class Reference:
     claims: dict[str, str]  # claim id (or `§N.N`) -> title
     aliases: dict[str, str] = field(default_factory=dict)  # a check's claim id -> the reference claim it covers
     clauses: dict[str, list[Clause]] = field(default_factory=dict)  # a claim split into clauses -> its clauses
-    uncheckable: dict[str, str] = field(default_factory=dict)  # a claim no HTTP exchange can show -> its text
+    uncheckable: dict[str, str] = field(default_factory=dict)  # a claim no HTTP exchange can show -> why
 
     def resolve(self, cited: Iterable[str]) -> set[str]:
         out = set()
@@ -118,12 +118,14 @@ def reference(api: str) -> Reference:
                     aliases[claim.id] = next(k for k in leaves if k.startswith(section + "."))
         return Reference(api, leaves, aliases, _clauses(api, leaves))
     module = importlib.import_module(CONTRACT_APIS.get(api, api.partition(":")[0]) + ".claims")
-    uncheckable = set(getattr(module, "UNCHECKABLE", ()))
+    declared = getattr(module, "UNCHECKABLE", ())
+    reasons = dict(declared) if isinstance(declared, dict) else {}
+    uncheckable = set(declared)
     by_id = getattr(module, "BY_ID", {})
     uncheckable |= {cid for cid, c in by_id.items() if getattr(c, "checkable", True) is False}
     listed = {c.id: c.text for c in spec.claim_list() if re.fullmatch(r"[A-Z]-\d+", c.id)}
     claims = {cid: text for cid, text in listed.items() if cid not in uncheckable}
-    unchecked = {cid: text for cid, text in listed.items() if cid in uncheckable}
+    unchecked = {cid: reasons.get(cid) or "" for cid in listed if cid in uncheckable}
     return Reference(api, claims, clauses=_clauses(api, {**claims, **unchecked}), uncheckable=unchecked)
 
 
@@ -299,6 +301,14 @@ class Coverage:
         lines += ["", "</details>", ""]
         return lines + render_clauses(self.clause_coverage(), share)
 
+    def _claims(self):
+        from contracts.apis import contract
+
+        try:
+            return contract(self.api).claim_list()
+        except (ImportError, SystemExit):
+            return []
+
     def clause_coverage(self) -> ClauseCoverage:
         """Every clause of every claim, asserted / exercised / untouched (see `ClauseCoverage`)."""
         assert self.reference is not None
@@ -306,17 +316,20 @@ class Coverage:
         touched = set(covered) | {c for claims in self.exercised_by.values() for c in claims}
         asserted_ids = {c for ids in self.clauses_by_test.values() for c in ids}
         out = ClauseCoverage(self.api)
-        for claim, text in {**self.reference.claims, **self.reference.uncheckable}.items():
+        texts = {c.id: c.text for c in self._claims()}
+        for claim in [*self.reference.claims, *self.reference.uncheckable]:
+            text = self.reference.claims.get(claim) or texts.get(claim, claim)
             clauses = self.reference.clauses.get(claim)
             if claim in self.reference.uncheckable:
-                reason = "the claim is marked not checkable over HTTP"
+                reason = self.reference.uncheckable[claim] or "the claim is marked not checkable over HTTP"
                 for clause in clauses or [Clause(f"{claim}.1", text)]:
                     out.rows.append((clause, "untouched", clause.reason or reason, False))
                 continue
             if not clauses:  # a claim stated as one clause: asserted when a check asserts the claim
                 whole = Clause(claim + ("#1" if claim.startswith("§") else ".1"), text)
                 state = "asserted" if claim in covered else "exercised" if claim in touched else "untouched"
-                out.rows.append((whole, state, "" if state == "asserted" else "no check asserts it", True))
+                why = {"asserted": "", "exercised": "a check sends its operation; none asserts it"}.get(state)
+                out.rows.append((whole, state, why or "no check asserts it", True))
                 continue
             for clause in clauses:
                 if not clause.checkable:

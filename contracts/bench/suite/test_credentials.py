@@ -199,7 +199,8 @@ def test_revoked_authkit_and_expired_credentials(target, embedded, bench):
 
 
 def test_exchange_needs_the_mcp_audience(embedded, bench):
-    """C-20: only an AuthKit token with the configured audience becomes an account credential."""
+    """C-20.1, C-20.2, C-20.3: only an AuthKit token with the configured audience becomes an account
+    credential; another audience and an expired token are 401."""
     check_exchange_needs_the_audience(bench)
 
 
@@ -209,7 +210,7 @@ def test_exchange_takes_only_authkit_tokens(bench):
 
 
 def test_key_secret_is_shown_once(target, http, bench, writes, oauth):
-    """C-67, C-19, C-17: a created key's secret is in its creation answer only; no read shows it again; a key
+    """C-67, C-19.1, C-17: a created key's secret is in its creation answer only; no read shows it again; a key
     cannot mint another."""
     key_id = check_key_secret_shown_once(bench, http, oauth, target.embedded)
     if target.embedded or target.policy.allow_destructive:

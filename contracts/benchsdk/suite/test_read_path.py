@@ -418,7 +418,8 @@ def test_oauth_names_its_org(platform, target):
 
 def test_records_read_back_as_sent(platform, target):
     """A-44, A-53, A-54, A-55, A-56, A-57, A-60, A-91, A-92, A-96, A-97, A-98: stored records and every figure
-    computed from them."""
+    computed from them, the latency summaries and success rates clause by clause (A-96.1, A-96.2, A-96.3,
+    A-96.4)."""
     check_records_read_back(platform, settle_for(platform, target))
 
 
@@ -433,5 +434,5 @@ def test_run_shapes(platform):
 
 
 def test_artifacts_and_closing(platform):
-    """A-62, A-63, A-65, A-66, A-67, A-68, A-48, A-72: every artifact kind, heartbeats at a high rate, fail."""
+    """A-62, A-63, A-65, A-66, A-67, A-68, A-48.1, A-72: every artifact kind, heartbeats at a high rate, fail."""
     check_artifacts_and_closing(platform)
