@@ -27,8 +27,8 @@ class Claim:
         return f"{self.section} {self.text}"
 
 
-# `A-96.2`, `B-48.1`, `§2.4#1`: a claim id, then the clause's number
-CLAUSE_ID = re.compile(r"(?P<claim>[A-Z]-\d{2,3}|§\d+[a-z]?(?:\.\d+)*)[.#](?P<n>\d+)")
+# `A-96.2`, `B-48.1`, `§2.4#1`: a claim id, then the clause's number (after `#` for a section)
+CLAUSE_ID = re.compile(r"(?P<claim>[A-Z]-\d{2,3}(?=\.)|§\d+[a-z]?(?:\.\d+)*(?=#))[.#](?P<n>\d+)")
 
 
 @dataclass(frozen=True)
