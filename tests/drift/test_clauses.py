@@ -4,9 +4,9 @@ mock. The check that asserts the clause must catch it and name the clause (`Drif
 under the clause's claim (a claim stated as one clause, such as Benchwright's §4.2.x launch sections,
 is its own clause); the unmodified mock passes the same checks.
 
-Benchwright §2.4 token listing and introspection, §5.1 the events filters; benchsdk A-96 latency
-summaries, A-41/A-42/A-48 the lease; BenchGen B-48 revocation on every operation; Bench C-19/C-20
-what the OAuth exchange accepts."""
+Benchwright §2.4 token listing and introspection, §5.1 the events filters, §4.2 the launch modes;
+benchsdk A-96 latency summaries, A-41/A-42/A-48 the lease, A-93/A-94 the run listing's filters;
+BenchGen B-48 revocation on every operation; Bench C-19/C-20 what the OAuth exchange accepts."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from contracts.bench.suite._client import Bench
 from contracts.benchgen.exchange import Control, Exchange
 from contracts.benchgen.suite import test_access
 from contracts.benchgen.suite.conftest import OPERATIONS as BENCHGEN_OPERATIONS
-from contracts.benchsdk.suite import test_lease, test_read_path
+from contracts.benchsdk.suite import test_date_filters, test_lease, test_read_path
 from contracts.benchsdk.suite._client import TIMING, Platform
 from contracts.benchwright.suite import test_event_filters, test_launch_modes, test_token_listing
 from contracts.runner import target as targets
@@ -273,7 +273,19 @@ RECORDS = _benchsdk(
 LEASE = _benchsdk(
     lambda p, h: test_lease.test_the_lease_as_claims_and_progress_see_it(p, SimpleNamespace(embedded=True))
 )
+DATES = _benchsdk(
+    lambda p, h: test_date_filters.test_since_and_until_read_dates_in_the_time_zone_and_timestamps_literally(p)
+)
 RESULTS = r"/runs/[^/]+/results$"
+RUN_LIST = r"^/api/v1/benchmarks/[^/]+/runs$"
+
+
+def _since_day_shifted(query: dict[str, str]) -> dict[str, str]:
+    """A bare `since` date read as the day after (an off-by-one time zone)."""
+    since = query.get("since", "")
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", since):
+        query["since"] = (datetime.fromisoformat(since) + timedelta(days=1)).date().isoformat()
+    return query
 
 
 def _overall_mean_as_median(scope, body):
@@ -340,6 +352,8 @@ BENCHSDK = [
     ("claim-lease-30s-longer", "A-41.3", json_answer(r"/workers/claim$", _claim_lease_longer, "POST"), LEASE),
     ("claimed-twice", "A-42.2", _claimed_again, LEASE),
     ("heartbeat-renews-short", "A-48.2", json_answer(r"/heartbeat$", _heartbeat_lease_short, "POST"), LEASE),
+    ("since-date-a-day-late", "A-93", query_rewrite(RUN_LIST, _since_day_shifted), DATES),
+    ("participant-ignored", "A-94", query_rewrite(RUN_LIST, _without("participant")), DATES),
     ("freshness-window-60s", "A-48.3",
      json_answer(r"/progress$", lambda s, b: b.__setitem__("freshnessWindowSeconds", 60)), LEASE),
 ]  # fmt: skip
@@ -420,7 +434,7 @@ CHECKS = {
     "benchwright": [_benchwright(ME), _benchwright(LIST), _benchwright(REVOKED, session=True)]
     + [_benchwright(MODES, policy=True), _benchwright(PREFLIGHT, policy=True, target=False)]
     + [_benchwright(check, events=True) for check in (ORDER, WINDOW, TYPES, HAS_MORE)],
-    "benchsdk": [RECORDS, LEASE],
+    "benchsdk": [RECORDS, LEASE, DATES],
     "benchgen": [EVERY_OPERATION],
     "bench": [EXCHANGE_ONLY_AUTHKIT],
 }
