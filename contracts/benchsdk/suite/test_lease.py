@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from ._client import TIMING, Platform, enc
-from .test_scenarios import claimed, wpath
+from .test_scenarios import claim_worker, claimed, wpath
 
 LEASE = timedelta(seconds=TIMING["leaseSeconds"])
 
@@ -53,12 +53,7 @@ def test_the_lease_as_claims_and_progress_see_it(platform, target):
         raise platform.drift(
             "A-48.2", "heartbeat", f"seen {attempt['lastSeenAt']}, lease to {attempt['leaseExpiresAt']}, not {LEASE}"
         )
-    again = platform.json(
-        "POST",
-        f"/benchmarks/{slug}/runs/{enc(run_id)}/participants/e2b/workers/claim",
-        {"processKind": "process", "processKey": "second"},
-        claim="A-42.2",
-    )["assignment"]
+    again = claim_worker(platform, slug, run_id, "e2b", "second", "A-42.2")
     if again is not None:
         raise platform.drift("A-42.2", "claimWorker", "a worker whose lease runs was handed out again")
     view = _progress(platform, slug, run_id)

@@ -35,15 +35,20 @@ def claimed(p: Platform, tasks: int = 3, participants=("e2b",)) -> tuple[str, st
         {"workerCount": 1, "targetConcurrency": tasks},
         claim="A-39",
     )
-    a = p.json(
-        "POST",
-        f"/benchmarks/{slug}/runs/{enc(run_id)}/participants/{participants[0]}/workers/claim",
-        {"processKind": "process", "processKey": "contract"},
-        claim="A-41",
-    )["assignment"]
+    a = claim_worker(p, slug, run_id, participants[0], "contract", "A-41")
     if a is None:
         raise Drift("A-41.2", "claimWorker", "a pending worker was not handed out")
     return slug, run_id, a
+
+
+def claim_worker(p: Platform, slug: str, run_id: str, participant: str, process_key: str, claim: str) -> dict | None:
+    """POST …/workers/claim for `participant`: the assignment, or None."""
+    return p.json(
+        "POST",
+        f"/benchmarks/{slug}/runs/{enc(run_id)}/participants/{participant}/workers/claim",
+        {"processKind": "process", "processKey": process_key},
+        claim=claim,
+    )["assignment"]
 
 
 def wpath(slug: str, run_id: str, a: dict) -> str:
