@@ -24,7 +24,7 @@ import pytest
 from contracts.bench.suite import test_credentials as bench_credentials
 from contracts.bench.suite._client import Bench
 from contracts.benchgen.exchange import Control, Exchange
-from contracts.benchgen.suite import test_access
+from contracts.benchgen.suite import test_access, test_runs
 from contracts.benchgen.suite.conftest import OPERATIONS as BENCHGEN_OPERATIONS
 from contracts.benchsdk.suite import test_date_filters, test_lease, test_read_path
 from contracts.benchsdk.suite._client import TIMING, Platform
@@ -387,7 +387,18 @@ def _status_serves_revoked(app):
     return Rewrite(app, hook)
 
 
-BENCHGEN = [("revoked-token-reads-status", "B-48.3", _status_serves_revoked, EVERY_OPERATION)]
+def _error_before_done(scope, body):
+    if body.get("done") is False:
+        body["error"] = "still thinking"
+
+
+# the polling check (`check_polling_is_throttled`) reads a run's status while it runs
+POLLING = _benchgen(lambda control, exchange: test_runs.check_polling_is_throttled(exchange, control))
+
+BENCHGEN = [
+    ("revoked-token-reads-status", "B-48.3", _status_serves_revoked, EVERY_OPERATION),
+    ("error-before-done", "B-35.2", json_answer(r"/run_status/$", _error_before_done), POLLING),
+]
 
 # -- Bench ------------------------------------------------------------------------------------------------
 
@@ -435,7 +446,7 @@ CHECKS = {
     + [_benchwright(MODES, policy=True), _benchwright(PREFLIGHT, policy=True, target=False)]
     + [_benchwright(check, events=True) for check in (ORDER, WINDOW, TYPES, HAS_MORE)],
     "benchsdk": [RECORDS, LEASE, DATES],
-    "benchgen": [EVERY_OPERATION],
+    "benchgen": [EVERY_OPERATION, POLLING],
     "bench": [EXCHANGE_ONLY_AUTHKIT],
 }
 
