@@ -113,4 +113,6 @@ def test_stock_cli_reports_no_failures_against_the_served_mock(api):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
+    failures = run.stdout.find("FAILURES")
+    shown = run.stdout[failures : failures + 8000] if failures >= 0 else run.stdout[-6000:]
+    assert run.returncode == 0, shown + run.stderr[-2000:]
