@@ -82,7 +82,7 @@ def _run_status(body: dict[str, Any]) -> list[Violation]:
         if has_score and not (isinstance(body["score"], int | float) and 0 <= body["score"] <= 1):
             out.append(Violation("B-34", f"score is not a number in [0, 1]: {body['score']!r}"))
         if has_error and not (isinstance(body["error"], str) and body["error"]):
-            out.append(Violation("B-35", "error of a failed run is not a message"))
+            out.append(Violation("B-35.1", "error of a failed run is not a message"))
         if wait is not None:
             out.append(Violation("B-37", "a finished run still asks to check again"))
     else:
@@ -90,6 +90,8 @@ def _run_status(body: dict[str, Any]) -> list[Violation]:
             out.append(Violation("B-37", f"a run in flight has no check_again_seconds >= 1: {wait!r}"))
         if body.get("score") is not None:
             out.append(Violation("B-50", "a score before done"))
+        if body.get("error") is not None:
+            out.append(Violation("B-35.2", f"an error before the run is done: {body['error']!r}"))
     if "run_path" in body and not (isinstance(body["run_path"], str) and body["run_path"]):
         out.append(Violation("B-36", f"run_path is not a path: {body['run_path']!r}"))
     return out

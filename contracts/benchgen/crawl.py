@@ -48,5 +48,5 @@ def _seeds() -> dict[str, list[str]]:
 CRAWL = CrawlHooks(
     check=check,
     seeds=_seeds(),
-    claims=("B-09", "B-33", "B-34", "B-35", "B-36", "B-37", "B-41", "B-46", "B-50"),
+    claims=("B-09", "B-33", "B-34", "B-35", "B-35.1", "B-35.2", "B-36", "B-37", "B-41", "B-46", "B-50"),
 )

@@ -316,9 +316,9 @@ class BenchgenLifecycle(RuleBasedStateMachine):
     def _saw_status(self, run: RunM, answer: Answer) -> None:
         body = answer.body
         if run.done and not body["done"]:
-            raise drift("B-38", "getRunStatus", "a finished run is not done any more", answer.curl)
+            raise drift("B-38.1", "getRunStatus", "a finished run is not done any more", answer.curl)
         if run.done and body.get("score") != run.score:
-            raise drift("B-38", "getRunStatus", f"the score changed after done: {run.score} -> {body.get('score')}")
+            raise drift("B-38.2", "getRunStatus", f"the score changed after done: {run.score} -> {body.get('score')}")
         if body["done"]:
             run.done, run.score, run.status = True, body.get("score"), body.get("status")
 

@@ -103,6 +103,14 @@ CLAIMS = {
             "month_spent, the usage trend's current month and the month's debits are the same ledger rows",
         ),
         Claim("tokens.spending", "§2.4", "a token's spent_cents_period is what GET /v1/tokens/{id}/spending says"),
+        # sections whose checks name their clauses (contracts/benchwright/clauses.py): `Drift("§5.1#2", ...)`
+        Claim("§2.4", "§2.4", "token listing and introspection: who the credential is, its scopes, expiry"),
+        Claim("§5.1", "§5.1", "the events listing: seq order, bounds, order, type filters"),
+        Claim("§4.2.1", "§4.2.1", "a natural-language launch (`request`) is accepted"),
+        Claim("§4.2.2", "§4.2.2", "a pinned launch (`benchmark`) runs that catalog benchmark"),
+        Claim("§4.2.3", "§4.2.3", "a replay shares its parent's benchmark, subset and impl"),
+        Claim("§4.2.4", "§4.2.4", "every launch mode answers one 202 shape: id, status, mode, links"),
+        Claim("§4.2.5", "§4.2.5", "preflight errors are synchronous, carry their codes and create no run"),
         Claim("runs.cost", "§4.1", "incurred = driver + model + sandbox; billed = driver + sandbox + narration"),
         Claim("tasks.summary", "§7.1", "the task summary's counts and pass_rate agree with each other and the rows"),
     ]

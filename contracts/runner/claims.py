@@ -2,13 +2,16 @@
 
 Every check names the reference claim it verifies (`Claim(id, section, text)`);
 a failure raises `Drift(claim, operation, detail, curl)` and the drift report
-files it under that claim. Each API registers its claims (`register`); the
-`spec.*` claims below are every API's: what schemathesis' built-in checks
-verify against the spec itself.
+files it under that claim. A claim is made of clauses (`Clause`: each statement a
+server could break alone); a check that asserts one cites its id (`A-96.2`, `§2.4#1`),
+and a `Drift` raised under a clause id is filed under the clause's claim. Each API
+registers its claims (`register`); the `spec.*` claims below are every API's: what
+schemathesis' built-in checks verify against the spec itself.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -22,6 +25,39 @@ class Claim:
     @property
     def title(self) -> str:
         return f"{self.section} {self.text}"
+
+
+# `A-96.2`, `B-48.1`, `§2.4#1`: a claim id, then the clause's number (after `#` for a section)
+CLAUSE_ID = re.compile(r"(?P<claim>[A-Z]-\d{2,3}(?=\.)|§\d+[a-z]?(?:\.\d+)*(?=#))[.#](?P<n>\d+)")
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One statement of a claim that a server could break alone (a value, a unit, an order, a
+    filter, a bound, a state, an exception, who may call it).
+
+    `via`: the suite's own claim ids whose checks assert exactly this clause (Benchwright's
+    `auth.revoked` is `§2.4#2`). `checkable=False` with a `reason` for what no HTTP exchange
+    can show."""
+
+    id: str
+    text: str
+    via: tuple[str, ...] = ()
+    checkable: bool = True
+    reason: str = ""
+
+    @property
+    def claim(self) -> str:
+        found = CLAUSE_ID.fullmatch(self.id)
+        if found is None:
+            raise ValueError(f"{self.id!r} is not a clause id (claim id, then .N or #N)")
+        return found.group("claim")
+
+
+def clause_claim(cited: str) -> str | None:
+    """The claim a clause id belongs to (`A-96.2` -> `A-96`), else None."""
+    found = CLAUSE_ID.fullmatch(cited)
+    return found.group("claim") if found else None
 
 
 SPEC_CLAIMS = [
@@ -59,15 +95,21 @@ def register(claims: Iterable[Claim]) -> None:
 def claim_of(claim: str | Claim) -> Claim:
     if isinstance(claim, Claim):
         return CLAIMS.setdefault(claim.id, claim)
+    parent = clause_claim(claim)
+    if claim not in CLAIMS and parent is not None:
+        return CLAIMS.get(parent) or Claim(parent, "?", parent)
     return CLAIMS.get(claim) or Claim(claim, "?", claim)
 
 
 class Drift(AssertionError):
-    """A violated claim, with what reproduces it."""
+    """A violated claim, with what reproduces it; `clause` when a clause id was named."""
 
     def __init__(self, claim: str | Claim, operation: str, detail: str, curl: str = "") -> None:
+        self.clause = claim if isinstance(claim, str) and clause_claim(claim) else None
         self.claim = claim_of(claim)
         self.operation = operation
-        self.detail = detail
+        self.detail = f"clause {self.clause}: {detail}" if self.clause else detail
         self.curl = curl
-        super().__init__(f"[{self.claim.id}] {self.claim.title}\n{operation}: {detail}" + (f"\n{curl}" if curl else ""))
+        super().__init__(
+            f"[{self.claim.id}] {self.claim.title}\n{operation}: {self.detail}" + (f"\n{curl}" if curl else "")
+        )

@@ -19,6 +19,7 @@ reference claims it covers, then the suite's own claim ids it checks; `label`) a
 from __future__ import annotations
 
 import contextlib
+import importlib
 import inspect
 import re
 from collections.abc import Iterable
@@ -26,11 +27,13 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from contracts.runner.claims import Clause, clause_claim
 from mock_server.datafiles import REFERENCE_DIR
 
 REFERENCES = {"benchwright": REFERENCE_DIR / "benchwright-api.md"}
 SECTION = re.compile(r"^#{2,5}\s+(\d+[a-z]?(?:\.\d+)*)\.?\s+(.*)$")
-CITED = re.compile(r"""["'](§[\d.a-z]+|[A-Z]-\d{2,3}|P-[a-z-]+|[a-z_]+\.[a-z_]+)["']""")
+CITED = re.compile(r"""["'](§[\d.a-z]+(?:#\d+)?|[A-Z]-\d{2,3}(?:\.\d+)?|P-[a-z-]+|[a-z_]+\.[a-z_]+)["']""")
+DOC_CITED = re.compile(r"§\d+[a-z]?(?:\.\d+)*(?:#\d+)?|\b[A-Z]-\d{2,3}(?:\.\d+)?\b")
 
 
 def covers(*claims: str):
@@ -43,21 +46,39 @@ class Reference:
     api: str
     claims: dict[str, str]  # claim id (or `§N.N`) -> title
     aliases: dict[str, str] = field(default_factory=dict)  # a check's claim id -> the reference claim it covers
+    clauses: dict[str, list[Clause]] = field(default_factory=dict)  # a claim split into clauses -> its clauses
+    uncheckable: dict[str, str] = field(default_factory=dict)  # a claim no HTTP exchange can show -> why
 
     def resolve(self, cited: Iterable[str]) -> set[str]:
         out = set()
         for claim in cited:
             claim = claim.strip()
-            if claim in self.claims:
+            parent = clause_claim(claim)
+            if parent is not None and parent in self.claims:
+                out.add(parent)
+            elif claim in self.claims:
                 out.add(claim)
             elif claim in self.aliases:
                 out.add(self.aliases[claim])
             elif claim.startswith("§"):  # a finer section than the headings: its parent
-                parts = claim.split(".")
+                parts = claim.partition("#")[0].split(".")
                 while len(parts) > 1 and ".".join(parts) not in self.claims:
                     parts.pop()
                 if ".".join(parts) in self.claims:
                     out.add(".".join(parts))
+        return out
+
+    def clause_ids(self, cited: Iterable[str]) -> set[str]:
+        """The clauses cited ids assert: clause ids, and suite claim ids a clause lists in `via`."""
+        via = {v: c.id for clauses in self.clauses.values() for c in clauses for v in c.via}
+        known = {c.id for clauses in self.clauses.values() for c in clauses}
+        out = set()
+        for claim in cited:
+            claim = claim.strip()
+            if claim in known:
+                out.add(claim)
+            elif claim in via:
+                out.add(via[claim])
         return out
 
 
@@ -94,15 +115,33 @@ def reference(api: str) -> Reference:
                     aliases[claim.id] = next(iter(resolved))
                 elif section in claims:  # a parent: its first leaf stands for it
                     aliases[claim.id] = next(k for k in leaves if k.startswith(section + "."))
-        return Reference(api, leaves, aliases)
-    import importlib
-
+        return Reference(api, leaves, aliases, _clauses(api, leaves))
     module = importlib.import_module(CONTRACT_APIS.get(api, api.partition(":")[0]) + ".claims")
-    uncheckable = set(getattr(module, "UNCHECKABLE", ()))
+    declared = getattr(module, "UNCHECKABLE", ())
+    reasons = dict(declared) if isinstance(declared, dict) else {}
+    uncheckable = set(declared)
     by_id = getattr(module, "BY_ID", {})
     uncheckable |= {cid for cid, c in by_id.items() if getattr(c, "checkable", True) is False}
-    claims = {c.id: c.text for c in spec.claim_list() if re.fullmatch(r"[A-Z]-\d+", c.id) and c.id not in uncheckable}
-    return Reference(api, claims)
+    listed = {c.id: c.text for c in spec.claim_list() if re.fullmatch(r"[A-Z]-\d+", c.id)}
+    claims = {cid: text for cid, text in listed.items() if cid not in uncheckable}
+    unchecked = {cid: reasons.get(cid) or "" for cid in listed if cid in uncheckable}
+    return Reference(api, claims, clauses=_clauses(api, {**claims, **unchecked}), uncheckable=unchecked)
+
+
+def _clauses(api: str, claims: dict[str, str]) -> dict[str, list[Clause]]:
+    """The API's `clauses.py` (`CLAUSES`), by claim; a clause of a claim the reference lacks is an error."""
+    from contracts.apis import CONTRACT_APIS
+
+    try:
+        module = importlib.import_module(CONTRACT_APIS.get(api, api.partition(":")[0]) + ".clauses")
+    except ModuleNotFoundError:
+        return {}
+    out: dict[str, list[Clause]] = {}
+    for clause in module.CLAUSES:
+        if clause.claim not in claims:
+            raise ValueError(f"{api}: clause {clause.id} names no claim of the reference")
+        out.setdefault(clause.claim, []).append(clause)
+    return out
 
 
 def operation_claims(op: dict) -> list[str]:
@@ -154,8 +193,7 @@ def item_claims(item: pytest.Item) -> list[str]:
             if inspect.isclass(machine):
                 with contextlib.suppress(OSError, TypeError):
                     cited += CITED.findall(inspect.getsource(machine))
-        cited += re.findall(r"§\d+[a-z]?(?:\.\d+)*", inspect.getdoc(function) or "")
-        cited += re.findall(r"\b[A-Z]-\d{2,3}\b", inspect.getdoc(function) or "")
+        cited += DOC_CITED.findall(inspect.getdoc(function) or "")
     callspec = getattr(item, "callspec", None)
     if callspec is not None:
         cited += re.findall(r"§\d+[a-z]?(?:\.\d+)*|\b[A-Z]-\d{2,3}\b", callspec.id)
@@ -173,6 +211,7 @@ class Coverage:
             self.reference = None
         self.by_test: dict[str, set[str]] = {}  # claims a check asserts (markers, cited ids, declared claims)
         self.exercised_by: dict[str, set[str]] = {}  # claims of the operations a check only exercised
+        self.clauses_by_test: dict[str, set[str]] = {}  # clause ids a check asserts
         self.operations = _operation_references(api)
         self.labels: dict[str, str] = {}  # a check -> the claims its JUnit name carries
 
@@ -210,6 +249,7 @@ class Coverage:
             if self.reference is not None:
                 self.by_test[_key(item)] = self.reference.resolve(cited)
                 self.exercised_by[_key(item)] = self.reference.resolve(exercised)
+                self.clauses_by_test[_key(item)] = self.reference.clause_ids(cited)
 
     def ran(self, item: pytest.Item) -> None:
         """Claims a check found it covered while running (`record_property("covers", "§6.3 A-12 ...")`)."""
@@ -218,6 +258,7 @@ class Coverage:
         for name, value in item.user_properties:
             if name == "covers":
                 self.by_test.setdefault(_key(item), set()).update(self.reference.resolve(str(value).split()))
+                self.clauses_by_test.setdefault(_key(item), set()).update(self.reference.clause_ids(str(value).split()))
             if name == "exercises":
                 self.exercised_by.setdefault(_key(item), set()).update(self.reference.resolve(str(value).split()))
 
@@ -257,9 +298,94 @@ class Coverage:
         lines += ["<details><summary>Checks per claim</summary>", "", "| claim | checks |", "|---|---:|"]
         lines += [f"| `{c}` | {len(covered[c])} |" for c in hit]
         lines += ["", "</details>", ""]
-        return lines
+        return lines + render_clauses(self.clause_coverage(), share)
+
+    def _claims(self):
+        from contracts.apis import contract
+
+        try:
+            return contract(self.api).claim_list()
+        except (ImportError, SystemExit):
+            return []
+
+    def clause_coverage(self) -> ClauseCoverage:
+        """Every clause of every claim, asserted / exercised / untouched (see `ClauseCoverage`)."""
+        assert self.reference is not None
+        covered = self.covered()
+        touched = set(covered) | {c for claims in self.exercised_by.values() for c in claims}
+        asserted_ids = {c for ids in self.clauses_by_test.values() for c in ids}
+        out = ClauseCoverage(self.api)
+        texts = {c.id: c.text for c in self._claims()}
+        for claim in [*self.reference.claims, *self.reference.uncheckable]:
+            text = self.reference.claims.get(claim) or texts.get(claim, claim)
+            clauses = self.reference.clauses.get(claim)
+            if claim in self.reference.uncheckable:
+                reason = self.reference.uncheckable[claim] or "the claim is marked not checkable over HTTP"
+                for clause in clauses or [Clause(f"{claim}.1", text)]:
+                    out.rows.append((clause, "untouched", clause.reason or reason, False))
+                continue
+            if not clauses:  # a claim stated as one clause: asserted when a check asserts the claim
+                whole = Clause(claim + ("#1" if claim.startswith("§") else ".1"), text)
+                state = "asserted" if claim in covered else "exercised" if claim in touched else "untouched"
+                why = {"asserted": "", "exercised": "a check sends its operation; none asserts it"}.get(state)
+                out.rows.append((whole, state, why or "no check asserts it", True))
+                continue
+            for clause in clauses:
+                if not clause.checkable:
+                    out.rows.append((clause, "untouched", clause.reason, False))
+                elif clause.id in asserted_ids:
+                    out.rows.append((clause, "asserted", "", True))
+                else:
+                    state = "exercised" if claim in touched else "untouched"
+                    why = "a check touches the claim but asserts other clauses" if state == "exercised" else ""
+                    out.rows.append((clause, state, why or "no check asserts it", True))
+        return out
 
     def percentage(self) -> float:
         if self.reference is None or not self.reference.claims:
             return 0.0
         return 100.0 * len([c for c in self.reference.claims if c in self.covered()]) / len(self.reference.claims)
+
+
+@dataclass
+class ClauseCoverage:
+    """The clauses of an API's claims and what the suite does with each: *asserted* (a check
+    cites the clause, or asserts a claim stated as one clause), *exercised* (a check touches its
+    claim but asserts other clauses, or only sends its operation), *untouched*."""
+
+    api: str
+    rows: list[tuple[Clause, str, str, bool]] = field(default_factory=list)  # clause, state, reason, checkable
+
+    def count(self, state: str, checkable: bool | None = True) -> int:
+        return sum(1 for _, s, _, c in self.rows if s == state and (checkable is None or c == checkable))
+
+    @property
+    def checkable(self) -> int:
+        return sum(1 for *_, c in self.rows if c)
+
+    def percentage(self) -> float:
+        return 100.0 * self.count("asserted") / self.checkable if self.checkable else 0.0
+
+
+def render_clauses(coverage: ClauseCoverage, claim_share: float) -> list[str]:
+    """The clause table beside the claim figure, then every clause not asserted with its reason."""
+    c = coverage
+    lines = [
+        "## Clause coverage",
+        "",
+        "| API | claims covered | clauses | checkable | asserted | exercised | untouched | asserted of checkable |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        f"| {c.api} | {claim_share:.0f}% | {len(c.rows)} | {c.checkable} | {c.count('asserted')} |"
+        f" {c.count('exercised')} | {c.count('untouched', None)} | {c.percentage():.0f}% |",
+        "",
+        "A clause is one statement of a claim a server could break alone (`contracts/<api>/clauses.py`;"
+        " a claim not split there is one clause). *Asserted*: a check cites the clause id (or asserts a"
+        " one-clause claim). *Exercised*: a check touches its claim but asserts other clauses.",
+        "",
+    ]
+    rest = [(clause, state, reason) for clause, state, reason, _ in c.rows if state != "asserted"]
+    if rest:
+        lines += [f"Clauses not asserted ({len(rest)}):", "", "| clause | state | reason | text |", "|---|---|---|---|"]
+        lines += [f"| `{cl.id}` | {state} | {reason} | {cl.text} |" for cl, state, reason in rest]
+        lines.append("")
+    return lines

@@ -17,7 +17,7 @@ from typing import Any
 import jsonschema_rs
 
 from ..policies.pagination import clamp
-from ..policies.problems import invalid
+from ..policies.problems import Problem, invalid
 from .spec import MUTATING, SPEC_URI, iter_operations, path_regex
 
 
@@ -43,9 +43,13 @@ _INT_RANGES = {"int64": (-(2**63), 2**63 - 1), "int32": (-(2**31), 2**31 - 1)}
 
 def _absolutize(node: Any) -> Any:
     """Make internal `$ref`s absolute (one registry per bundle) and turn integer
-    formats into the bounds they name."""
+    formats into the bounds they name. A schema's `x-handler-checks` names keywords its
+    handler checks itself, because the refusal's documented detail says more than a
+    schema error can (the unknown key, the fields one may send): the engine leaves them
+    to it."""
     if isinstance(node, dict):
-        out = {k: _absolutize(v) for k, v in node.items()}
+        skip = set(node.get("x-handler-checks") or ())
+        out = {k: _absolutize(v) for k, v in node.items() if k not in skip}
         ref = out.get("$ref")
         if isinstance(ref, str) and ref.startswith("#/"):
             out["$ref"] = SPEC_URI + ref
@@ -135,6 +139,7 @@ class Param:
     validator: Any
     clamp: dict[str, Any] | None
     default: Any
+    invalid_code: str = "invalid_argument"  # `x-invalid-code`: the code a value outside the schema gets
     absent: Any = field(init=False)  # the value a request that leaves it out gets (x-clamp default, else default)
 
     def __post_init__(self) -> None:
@@ -280,6 +285,7 @@ def compile_operations(doc: dict[str, Any]) -> list[Operation]:
                     validator=compiler.validator(param.get("schema") or {}),
                     clamp=param.get("x-clamp"),
                     default=schema.get("default"),
+                    invalid_code=param.get("x-invalid-code", "invalid_argument"),
                 )
             )
         body_media, body_schema, body_required = _request_body(operation, doc)
@@ -317,7 +323,8 @@ def compile_operations(doc: dict[str, Any]) -> list[Operation]:
 def validate_value(param: Param, value: Any) -> None:
     if not param.validator.is_valid(value):
         error = next(iter(param.validator.iter_errors(value)))
-        raise invalid(f"{param.location} parameter '{param.name}': {error.message}", field=param.name)
+        detail = f"{param.location} parameter '{param.name}': {error.message}"
+        raise Problem(400, param.invalid_code, detail, field=param.name)
 
 
 def validate_body(op: Operation, body: Any) -> None:

@@ -24,7 +24,7 @@ from starlette.responses import PlainTextResponse, Response
 
 from ..policies.idempotency import fingerprint
 from ..policies.pagination import clamp
-from ..policies.problems import Problem, Refusal, invalid
+from ..policies.problems import Problem, Refusal
 from .bodies import read_body
 from .compile import Operation, validate_body, validate_value
 from .context import Ctx, Principal, Reply
@@ -213,7 +213,8 @@ class Pipeline:
                 raw = request.cookies.get(param.name)
             if raw is None:
                 if param.required:
-                    raise invalid(f"{param.location} parameter '{param.name}' is required", field=param.name)
+                    detail = f"{param.location} parameter '{param.name}' is required"
+                    raise Problem(400, param.invalid_code, detail, field=param.name)
                 values[param.name] = param.absent  # defaults are scalars (int, str, bool, None)
                 continue
             value = param.coerce(raw)

@@ -38,7 +38,7 @@ class Bench:
 
     def drift(self, claim: str, operation: str, detail: str, curl: str | None = None) -> Drift:
         """A drift under `claim`, reproduced by `curl` or else by the last call made."""
-        return Drift(BY_ID[claim], operation, detail, curl or self.last_curl)
+        return Drift(BY_ID.get(claim) or claim, operation, detail, curl or self.last_curl)  # a clause id as named
 
     def url(self, op_id: str, path: dict[str, Any] | None = None) -> str:
         op = self.ops[op_id]

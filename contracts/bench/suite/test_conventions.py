@@ -83,7 +83,7 @@ def test_missing_and_bad_credentials(bench):
 
 
 def test_account_class_refuses_an_api_key(bench):
-    """C-18, C-19: an API key gets 403 on account-class operations (read-only ones, safe live)."""
+    """C-18, C-19.3: an API key gets 403 on account-class operations (read-only ones, safe live)."""
     for op_id in ("list_api_keys", "get_setup_status", "get_trace_privacy"):
         r = bench.call(op_id)
         check(op_id, r)

@@ -116,22 +116,42 @@ def check_fixture_credential_states(bench, http, base_url: str) -> None:
     refused(bench, base_url, "list_systems", token, ("invalid_credential",), "C-57", "an expired OAuth credential")
 
 
-def check_exchange_needs_the_audience(bench) -> None:
-    def exchange(token: str):
-        r = bench.call("exchange_oauth_token", body={"token": token}, token=None)
-        check("exchange_oauth_token", r)
-        return r
+def _exchange(bench, token: str):
+    r = bench.call("exchange_oauth_token", body={"token": token}, token=None)
+    check("exchange_oauth_token", r)
+    return r
 
-    good = exchange("authkit_growth_mcp")
+
+def check_exchange_needs_the_audience(bench) -> None:
+    """C-20.1: the configured audience becomes an account credential with account authority; C-20.2 another
+    audience is 401 invalid_audience; C-20.3 an expired AuthKit token is 401."""
+    good = _exchange(bench, "authkit_growth_mcp")
     if good.status_code not in (200, 201) or not good.json().get("credential"):
-        raise bench.drift("C-20", "POST /api/auth/mcp-token", f"the MCP audience answered {good.status_code}")
+        raise bench.drift("C-20.1", "POST /api/auth/mcp-token", f"the MCP audience answered {good.status_code}")
     minted = good.json()["credential"]
     if bench.call("list_api_keys", token=minted).status_code != 200:
-        raise bench.drift("C-20", "GET /api/account/api-keys", "the exchanged credential has no account authority")
-    for token, code in (("authkit_growth_other_audience", "invalid_audience"), ("authkit_growth_expired", None)):
-        r = exchange(token)
+        raise bench.drift("C-20.1", "GET /api/account/api-keys", "the exchanged credential has no account authority")
+    for token, code, clause in (
+        ("authkit_growth_other_audience", "invalid_audience", "C-20.2"),
+        ("authkit_growth_expired", None, "C-20.3"),
+    ):
+        r = _exchange(bench, token)
         if r.status_code != 401 or (code and r.json()["error"]["code"] != code):
-            raise bench.drift("C-20", "POST /api/auth/mcp-token", f"{token} answered {r.status_code} {r.text[:200]}")
+            raise bench.drift(clause, "POST /api/auth/mcp-token", f"{token} answered {r.status_code} {r.text[:200]}")
+
+
+def check_exchange_takes_only_authkit_tokens(bench) -> None:
+    """C-20.4: what the exchange accepts is an AuthKit token, nothing else: the API key (C-19.2: a key
+    cannot be turned into account authority) and an account OAuth credential are 401, and no credential
+    comes back. Public and refused, so safe on every target."""
+    for token, clause, what in ((bench.key, "C-19.2", "the API key"), (bench.oauth, "C-20.4", "an OAuth credential")):
+        if not token:
+            continue
+        r = _exchange(bench, token)
+        if r.status_code != 401 or (
+            r.headers.get("content-type", "").startswith("application/json") and r.json().get("credential")
+        ):
+            raise bench.drift(clause, "POST /api/auth/mcp-token", f"{what} was exchanged: {r.status_code}")
 
 
 def check_key_secret_shown_once(bench, http, oauth: str, embedded: bool) -> str:
@@ -158,7 +178,7 @@ def check_key_secret_shown_once(bench, http, oauth: str, embedded: bool) -> str:
     minted = bench.call("create_api_key", body={"name": "minted by a key"}, token=secret)
     check("create_api_key", minted)
     if minted.status_code != 403:
-        raise bench.drift("C-19", "POST /api/account/api-keys", f"a key minted a credential ({minted.status_code})")
+        raise bench.drift("C-19.1", "POST /api/account/api-keys", f"a key minted a credential ({minted.status_code})")
     if embedded and secret in http.get("/__mock/requests").text:
         raise bench.drift("C-67", "GET /__mock/requests", "the request log holds a token value")
     return key_id
@@ -179,12 +199,18 @@ def test_revoked_authkit_and_expired_credentials(target, embedded, bench):
 
 
 def test_exchange_needs_the_mcp_audience(embedded, bench):
-    """C-20: only an AuthKit token with the configured audience becomes an account credential."""
+    """C-20.1, C-20.2, C-20.3: only an AuthKit token with the configured audience becomes an account
+    credential; another audience and an expired token are 401."""
     check_exchange_needs_the_audience(bench)
 
 
+def test_exchange_takes_only_authkit_tokens(bench):
+    """C-19.2, C-20.4: an API key or an account credential is not exchanged for one."""
+    check_exchange_takes_only_authkit_tokens(bench)
+
+
 def test_key_secret_is_shown_once(target, http, bench, writes, oauth):
-    """C-67, C-19, C-17: a created key's secret is in its creation answer only; no read shows it again; a key
+    """C-67, C-19.1, C-17: a created key's secret is in its creation answer only; no read shows it again; a key
     cannot mint another."""
     key_id = check_key_secret_shown_once(bench, http, oauth, target.embedded)
     if target.embedded or target.policy.allow_destructive:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from ..exchange import Control
+from ..world import World
 from .conftest import REVOCATION_SECONDS
 
 READ, RUN = "benchmark:read", "benchmark:run"
@@ -62,8 +63,33 @@ def test_revoked_token_works_until_the_window_ends(control, exchange):
     exchange.expect(exchange.call("listUserLlmModels", token=token), "B-43", 200)
     control.revoke(token_id)
     control.advance(REVOCATION_SECONDS - 1)
-    exchange.expect(exchange.call("listUserLlmModels", token=token), "B-48", 200)
+    exchange.expect(exchange.call("listUserLlmModels", token=token), "B-48.1", 200)
     control.advance(1)
-    exchange.expect(exchange.call("listUserLlmModels", token=token), "B-48", 401, "authentication_failed")
+    exchange.expect(exchange.call("listUserLlmModels", token=token), "B-48.2", 401, "authentication_failed")
     control.advance(REVOCATION_SECONDS * 10)
-    exchange.expect(exchange.call("listUserLlmModels", token=token), "B-48", 401, "authentication_failed")
+    exchange.expect(exchange.call("listUserLlmModels", token=token), "B-48.2", 401, "authentication_failed")
+
+
+def test_a_revocation_holds_on_every_operation(control, exchange):
+    """B-48.3: platform-wide: once the window has passed, every operation refuses the revoked token
+    (401 authentication_failed), whatever scope it asks for, and the public listing does not serve it
+    as anonymous either."""
+    place = World.on_mock(control, exchange, name="Contract revocation")
+    token_id, token = control.token(place.user, [READ, RUN])
+    exchange.secrets.add(token)
+    sid = place.queue(exchange)
+    place.finish(exchange, sid)
+    control.revoke(token_id)
+    control.advance(REVOCATION_SECONDS)
+    second = control.competition("Contract revocation 2", True)
+    calls = [
+        ("listPublicCompetitions", {}),
+        ("registerForCompetition", {"path": {"id": second}}),
+        ("queueBenchmarkRun", {"body": {"competition_id": place.competition, "model_id": place.model_id}}),
+        ("getRunStatus", {"path": {"submission_id": sid}}),
+        ("getItemResults", {"path": {"submission_id": sid}}),
+        ("listUserLlmModels", {}),
+    ]
+    for operation_id, args in calls:
+        answer = exchange.call(operation_id, token=token, **args)
+        exchange.expect(answer, "B-48.3", 401, "authentication_failed")

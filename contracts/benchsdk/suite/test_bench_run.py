@@ -300,10 +300,10 @@ class BenchRunMachine(RuleBasedStateMachine):
             expected = next((w for w in part.workers if w.status == "running" and self.stale(w.current)), None)
         if expected is None:
             if got is not None:
-                raise Drift("A-42", "claimWorker", f"nothing is claimable, yet the claim answered {got}")
+                raise Drift("A-42.1", "claimWorker", f"nothing is claimable, yet the claim answered {got}")
             return
         if got is None:
-            raise Drift("A-41", "claimWorker", f"worker {expected.index} is claimable, yet the claim answered null")
+            raise Drift("A-41.2", "claimWorker", f"worker {expected.index} is claimable, yet the claim answered null")
         number = len(expected.attempts) + 1
         event(f"claim: attempt {min(number, 3)}")
         if got["workerId"] != expected.id or got["attemptNumber"] != number:

@@ -69,6 +69,37 @@ def batch(a: dict, seq: int, recs: list[dict], final: bool = False) -> dict:
     }
 
 
+# the records `check_records_read_back` sends, as the nearest-rank summaries of A-96 read them:
+# tasks 40, 50, 60, 70 ms; step `create` 30, 30 ms (tasks 0 and 1); step `task` 60, 70 ms (tasks 2, 3)
+TASK_LATENCY = {"min": 40, "avg": 55, "p50": 50, "p95": 70, "p99": 70, "max": 70}
+STEP_LATENCY = {
+    "create": {"min": 30, "avg": 30, "p50": 30, "p95": 30, "p99": 30, "max": 30},
+    "task": {"min": 60, "avg": 65, "p50": 60, "p95": 70, "p99": 70, "max": 70},
+}
+
+
+def check_latency_summaries(platform: Platform, results: dict) -> None:
+    """A-96, clause by clause: the overall latency summary (A-96.1), the per-participant one
+    (A-96.2) and the per-step ones (A-96.3) are nearest-rank over the records' `latencyMs`; the
+    participant's success rate is its own (A-96.4)."""
+    if results["overall"].get("latencyMs") != TASK_LATENCY:
+        raise platform.drift("A-96.1", "getRunResults", f"overall latency {results['overall'].get('latencyMs')}")
+    rows = {p["participantSlug"]: p for p in results["participants"]}
+    mine = rows.get("e2b") or {}
+    if mine.get("latencyMs") != TASK_LATENCY:
+        raise platform.drift(
+            "A-96.2", "getRunResults", f"e2b's latency {mine.get('latencyMs')}, expected {TASK_LATENCY}"
+        )
+    if mine.get("successRate") != 0.5:
+        raise platform.drift("A-96.4", "getRunResults", f"e2b's success rate {mine.get('successRate')} for 2 of 4")
+    steps = {s["stepName"]: s.get("latencyMs") for s in results["steps"] if s.get("participantSlug") == "e2b"}
+    for name, expected in STEP_LATENCY.items():
+        if steps.get(name) != expected:
+            raise platform.drift(
+                "A-96.3", "getRunResults", f"step {name}'s latency {steps.get(name)}, expected {expected}"
+            )
+
+
 def check_records_read_back(platform: Platform, settle: Settle) -> None:
     slug, run_id, a = claimed(platform, tasks=4)
     run_path = f"/benchmarks/{slug}/runs/{enc(run_id)}"
@@ -136,7 +167,8 @@ def check_records_read_back(platform: Platform, settle: Settle) -> None:
     if (overall["taskCount"], overall["successCount"], overall["errorCount"]) != (4, 2, 2) or overall[
         "successRate"
     ] != 0.5:
-        raise platform.drift("A-96", "getRunResults", f"overall {overall} for 4 records, 2 of them errors")
+        raise platform.drift("A-96.4", "getRunResults", f"overall {overall} for 4 records, 2 of them errors")
+    check_latency_summaries(platform, results)
     both = platform.json("GET", run_path + "/results", params={"participant": "e2b,modal"}, claim="A-92")
     if both["overall"] != overall:
         raise platform.drift("A-92", "getRunResults", "participant=e2b,modal (every participant) narrows the aggregate")
@@ -289,7 +321,7 @@ def check_artifacts_and_closing(platform: Platform) -> None:
             raise platform.drift("A-63", "PUT uploadUrl", f"{ctype}: {put.status_code}")
         made.append((created["artifactId"], kind, ctype, name, data, meta))
     for _ in range(20):
-        platform.call("POST", worker + "/heartbeat", {"attemptId": a["attemptId"], "progressDone": 1}, claim="A-48")
+        platform.call("POST", worker + "/heartbeat", {"attemptId": a["attemptId"], "progressDone": 1}, claim="A-48.1")
     listed = {i["id"]: i for i in platform.json("GET", worker + "/artifacts", claim="A-65")["items"]}
     run_listed = {i["id"] for i in platform.json("GET", f"/benchmarks/{slug}/runs/{enc(run_id)}/artifacts")["items"]}
     for artifact_id, kind, ctype, name, data, meta in made:
@@ -386,7 +418,8 @@ def test_oauth_names_its_org(platform, target):
 
 def test_records_read_back_as_sent(platform, target):
     """A-44, A-53, A-54, A-55, A-56, A-57, A-60, A-91, A-92, A-96, A-97, A-98: stored records and every figure
-    computed from them."""
+    computed from them, the latency summaries and success rates clause by clause (A-96.1, A-96.2, A-96.3,
+    A-96.4)."""
     check_records_read_back(platform, settle_for(platform, target))
 
 
@@ -401,5 +434,5 @@ def test_run_shapes(platform):
 
 
 def test_artifacts_and_closing(platform):
-    """A-62, A-63, A-65, A-66, A-67, A-68, A-48, A-72: every artifact kind, heartbeats at a high rate, fail."""
+    """A-62, A-63, A-65, A-66, A-67, A-68, A-48.1, A-72: every artifact kind, heartbeats at a high rate, fail."""
     check_artifacts_and_closing(platform)

@@ -35,15 +35,20 @@ def claimed(p: Platform, tasks: int = 3, participants=("e2b",)) -> tuple[str, st
         {"workerCount": 1, "targetConcurrency": tasks},
         claim="A-39",
     )
-    a = p.json(
-        "POST",
-        f"/benchmarks/{slug}/runs/{enc(run_id)}/participants/{participants[0]}/workers/claim",
-        {"processKind": "process", "processKey": "contract"},
-        claim="A-41",
-    )["assignment"]
+    a = claim_worker(p, slug, run_id, participants[0], "contract", "A-41")
     if a is None:
-        raise Drift("A-41", "claimWorker", "a pending worker was not handed out")
+        raise Drift("A-41.2", "claimWorker", "a pending worker was not handed out")
     return slug, run_id, a
+
+
+def claim_worker(p: Platform, slug: str, run_id: str, participant: str, process_key: str, claim: str) -> dict | None:
+    """POST …/workers/claim for `participant`: the assignment, or None."""
+    return p.json(
+        "POST",
+        f"/benchmarks/{slug}/runs/{enc(run_id)}/participants/{participant}/workers/claim",
+        {"processKind": "process", "processKey": process_key},
+        claim=claim,
+    )["assignment"]
 
 
 def wpath(slug: str, run_id: str, a: dict) -> str:
@@ -114,7 +119,7 @@ def test_claim_exhaustion_and_disjoint_ranges(platform):
     """A-39, A-42, A-43: k workers, k + 1 claims; the last is {assignment: null}."""
     got = planned_claims(platform, total=6, workers=3, per_worker=2, claims=4, claim="A-41")
     if got[3] is not None or any(a is None for a in got[:3]):
-        raise Drift("A-42", "claimWorker", f"3 workers, 4 claims answered {[a is not None for a in got]}")
+        raise Drift("A-42.1", "claimWorker", f"3 workers, 4 claims answered {[a is not None for a in got]}")
     covered = sorted(i for a in got[:3] for i in range(a["taskRange"]["start"], a["taskRange"]["end"] + 1))
     if covered != list(range(6)):
         raise Drift("A-43", "claimWorker", f"the ranges cover {covered}, not 0..5 once each")

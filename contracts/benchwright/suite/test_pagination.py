@@ -132,6 +132,7 @@ def test_runs_clamp_and_default(client, target, many_runs):
 
 
 def test_event_clamp(client, target):
+    """§5.1#8: the events listing's limit defaults to 500 and is clamped to 1000 (`x-clamp`)."""
     clamp = clamp_of("listRunEvents")
     if target.control:
         run_id = launch_run(client, metadata={"indices": f"0-{clamp['max'] + 49}"})

@@ -9,7 +9,6 @@ for an operation that takes none, …).
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterator
 from typing import Any
 
@@ -24,6 +23,18 @@ def spec_operations(spec: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, 
                 yield method.upper(), path, item[method]
 
 
+def catalog_schema(node: Any) -> Any:
+    """A spec schema as the SDK catalog states it: a schema node's `x-beyond-catalog` names
+    the keywords that are the platform's own rules on top of the catalog's schema (a pattern,
+    a bound, a required member the server enforces), so they are left out here."""
+    if isinstance(node, list):
+        return [catalog_schema(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    beyond = set(node.get("x-beyond-catalog") or ()) | {"x-beyond-catalog"}
+    return {k: catalog_schema(v) for k, v in node.items() if k not in beyond}
+
+
 def catalog_entry(method: str, path: str, op: dict[str, Any]) -> dict[str, Any]:
     """One catalog entry, in the SDK catalog's shape, built from a spec operation."""
     params = op.get("parameters") or []
@@ -33,10 +44,10 @@ def catalog_entry(method: str, path: str, op: dict[str, Any]) -> dict[str, Any]:
         "path": path,
         "auth": op["x-auth-class"],
         "description": op.get("description", ""),
-        "path_parameters": {p["name"]: copy.deepcopy(p["schema"]) for p in params if p["in"] == "path"},
+        "path_parameters": {p["name"]: catalog_schema(p["schema"]) for p in params if p["in"] == "path"},
         "query": {
             "additionalProperties": False,
-            "properties": {p["name"]: copy.deepcopy(p["schema"]) for p in params if p["in"] == "query"},
+            "properties": {p["name"]: catalog_schema(p["schema"]) for p in params if p["in"] == "query"},
             "type": "object",
         },
         "read_only": bool(op.get("x-read-only")),
@@ -45,11 +56,11 @@ def catalog_entry(method: str, path: str, op: dict[str, Any]) -> dict[str, Any]:
     }
     content = (op.get("requestBody") or {}).get("content") or {}
     if "application/json" in content:
-        entry["body"] = copy.deepcopy(content["application/json"]["schema"])
+        entry["body"] = catalog_schema(content["application/json"]["schema"])
     elif "x-catalog-body" in op:  # a body the catalog states for an operation that takes none (`null`)
-        entry["body"] = copy.deepcopy(op["x-catalog-body"])
+        entry["body"] = op["x-catalog-body"]
     if "multipart/form-data" in content:
-        form = copy.deepcopy(content["multipart/form-data"]["schema"])
+        form = catalog_schema(content["multipart/form-data"]["schema"])
         form["properties"].pop(op["x-file-field"], None)
         entry["form"] = form
         entry["multipart"] = True

@@ -1,0 +1,96 @@
+"""§4.2 the three launch modes, their one response shape, and the preflight refusals.
+
+- §4.2.1 natural language (`request`), §4.2.2 pinned (`benchmark`), §4.2.3 replay
+  (`replay.from_run` of the pinned `inspect` run: the new run shares its benchmark, subset and
+  impl; a `benchwright`-harness parent is `409 replay_unsupported`): each is
+  accepted and answers §4.2.4's one `202` shape, `mode` naming the mode and `links` pointing
+  at the run and its events.
+- §4.2.5 preflight errors come back synchronously and create no run: two modes at once is
+  `400 invalid_argument`, an unknown pinned benchmark `404 benchmark_not_found`, an unknown
+  replay parent `404 parent_not_found`.
+
+Launching spends, so these run where the policy permits `launchRun` (the mock; a live target
+with spending opted in).
+"""
+
+from __future__ import annotations
+
+from contracts.benchwright.suite._support import LAUNCH, advance, body_of, code_of, expect, random_uuid
+from contracts.benchwright.suite.conftest import require
+
+OP = "POST /v1/runs"
+
+
+def _accepted(client, body: dict, mode: str, section: str) -> str:
+    response = client.post("/v1/runs", json=body)
+    answer = body_of(response) or {}
+    expect(response.status_code == 202, section, OP, f"a {mode} launch answered {response.status_code}", response)
+    run_id = answer.get("id")
+    links = answer.get("links") or {}
+    expect(
+        answer.get("mode") == mode
+        and answer.get("status") == "launching"
+        and links.get("self") == f"/v1/runs/{run_id}"
+        and links.get("events") == f"/v1/runs/{run_id}/events",
+        "§4.2.4",
+        OP,
+        f"a {mode} launch answered {answer}",
+        response,
+    )
+    return run_id
+
+
+def test_each_launch_mode_answers_the_one_202_shape(client, target, policy):
+    """§4.2.1, §4.2.2, §4.2.3, §4.2.4."""
+    require(policy, "launchRun")
+    _accepted(client, LAUNCH, "natural_language", "§4.2.1")
+    pinned = _accepted(
+        client, {"benchmark": "MMLU", "harness": "inspect", "model": LAUNCH["model"]}, "benchmark", "§4.2.2"
+    )
+    if target.control:
+        advance(target, 600)
+        read = body_of(client.get(f"/v1/runs/{pinned}")) or {}
+        expect(
+            "mmlu" in str(read.get("benchmark_id") or "").lower(),
+            "§4.2.2",
+            "GET /v1/runs/{id}",
+            f"a run pinned to MMLU reads benchmark_id {read.get('benchmark_id')!r}",
+        )
+    finished = body_of(client.get(f"/v1/runs/{pinned}")) or {}
+    if finished.get("status") not in ("ok", "error"):
+        return  # a live parent still running: a replay of it is §4.2.5's parent_still_running
+    child = _accepted(client, {"replay": {"from_run": pinned}}, "replay", "§4.2.3")
+    if target.control:
+        advance(target, 600)
+    replay = body_of(client.get(f"/v1/runs/{child}")) or {}
+    if replay.get("impl_id") is None and not target.control:
+        return  # a live replay resolves what it inherits as it runs; not waited out here
+    inherited = ("benchmark_id", "subset_id", "impl_id")
+    expect(
+        all(replay.get(k) == finished.get(k) for k in inherited),
+        "§4.2.3",
+        "GET /v1/runs/{id}",
+        f"the replay reads {[replay.get(k) for k in inherited]}, its parent {[finished.get(k) for k in inherited]}",
+    )
+
+
+def test_preflight_errors_create_no_run(client, policy):
+    """§4.2.5: refused synchronously, each with its code, and no run is created."""
+    require(policy, "launchRun")
+    before = len((body_of(client.get("/v1/runs", params={"limit": 100})) or {}).get("data") or [])
+    refusals = [
+        ({**LAUNCH, "benchmark": "MMLU"}, 400, "invalid_argument"),
+        ({"benchmark": f"no-such-benchmark-{random_uuid()}", "model": LAUNCH["model"]}, 404, "benchmark_not_found"),
+        ({"replay": {"from_run": random_uuid()}, "model": LAUNCH["model"]}, 404, "parent_not_found"),
+    ]
+    for body, status, code in refusals:
+        response = client.post("/v1/runs", json=body)
+        expect(
+            response.status_code == status and code_of(response) == code,
+            "§4.2.5",
+            OP,
+            f"{sorted(body)} answered {response.status_code} {code_of(response)}, not {status} {code}",
+            response,
+        )
+    after = len((body_of(client.get("/v1/runs", params={"limit": 100})) or {}).get("data") or [])
+    expect(after == before, "§4.2.5", "GET /v1/runs", f"refused launches left {after - before} new runs")
