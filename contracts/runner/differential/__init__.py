@@ -1,0 +1,80 @@
+"""Differential drift detection: the mock as oracle (docs/differential.md).
+
+On (`harness-contract --differential`, `HARNESS_CONTRACT_DIFFERENTIAL=1`, `make contract DIFF=1`),
+every client the suite reaches its target with (`Session.client()`, `SuiteClient`) sends each
+request to the target and, through `DifferentialTransport`, to an oracle: a fresh mock of the same
+API. Differences are kept per engine and rendered by `section()` into the drift report.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import httpx
+
+ENV = "HARNESS_CONTRACT_DIFFERENTIAL"
+_ENGINES: dict[tuple[str, str], Any] = {}
+
+
+def enabled() -> bool:
+    return os.environ.get(ENV, "").lower() in ("1", "true", "yes")
+
+
+def engine_for(api: str, base_url: str, credentials: dict[str, str] | None = None) -> Any:
+    """The run's engine for `api` at `base_url` (one per target, its oracles started on first use)."""
+    from contracts.apis import contract
+    from contracts.runner.http import curl
+    from contracts.runner.report import _redact
+
+    from .engine import Engine
+    from .oracle import clock_of
+
+    key = (api, base_url.rstrip("/"))
+    if key not in _ENGINES:
+        spec = contract(api)
+        scale, now = clock_of(base_url)
+        engine = Engine(
+            api,
+            base_url,
+            dict(credentials or {}),
+            mock=spec.mock or spec.name,
+            clock_scale=scale,
+            curl=lambda request: _redact(curl(request)),
+        )
+        for side in engine.sides:
+            side.oracle.catch_up(now)
+        _ENGINES[key] = engine
+    return _ENGINES[key]
+
+
+def wrap(session: Any, inner: httpx.BaseTransport) -> httpx.BaseTransport:
+    """`Session.client()`'s transport, routed through the oracle when differential mode is on."""
+    if not enabled():
+        return inner
+    from .transport import DifferentialTransport
+
+    return DifferentialTransport(engine_for(session.api, session.base_url, session.env), inner)
+
+
+def transport(base_url: str) -> httpx.BaseTransport | None:
+    """A transport for a client built on a bare URL (`SuiteClient`): None when differential mode is off."""
+    if not enabled():
+        return None
+    from .transport import DifferentialTransport
+
+    api = os.environ.get("HARNESS_CONTRACT_API", "")
+    return DifferentialTransport(engine_for(api, base_url))
+
+
+def finish() -> list[Any]:
+    """Every engine's differences (lifecycle verdicts included); the oracles are stopped."""
+    return [d for engine in _ENGINES.values() for d in engine.finish()]
+
+
+def section() -> list[str]:
+    """The drift report's "Behavioural drift" section (nothing when no differential session ran)."""
+    from .ledger import render
+
+    finish()
+    return render([engine.ledger for engine in _ENGINES.values()])

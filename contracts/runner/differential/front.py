@@ -1,0 +1,63 @@
+"""`Front`: the differential engine as an HTTP front (ASGI) for clients that take a URL rather than
+an httpx client (a published SDK, a catalogue's checks, `curl`): each request goes to the target
+through `DifferentialTransport` (so also to the oracle), and the target's answer comes back as it
+was; streams are relayed chunk by chunk and not compared."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import httpx
+
+from .engine import Engine
+from .transport import DifferentialTransport
+
+DROPPED = frozenset({"host", "content-length", "transfer-encoding", "connection", "accept-encoding"})
+NOT_RELAYED = frozenset({"content-length", "transfer-encoding", "connection", "content-encoding"})
+
+
+class Front:
+    def __init__(self, engine: Engine, target_base: str) -> None:
+        self.engine = engine
+        self.client = httpx.Client(
+            base_url=target_base.rstrip("/"), transport=DifferentialTransport(engine), timeout=60.0
+        )
+        self.state = type("State", (), {})()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        body = bytearray()
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
+        headers = [(k, v) for k, v in headers if k.lower() not in DROPPED] + [("accept-encoding", "identity")]
+        url = scope["path"] + (f"?{scope['query_string'].decode()}" if scope.get("query_string") else "")
+        request = self.client.build_request(scope["method"], url, headers=headers, content=bytes(body))
+        response = await anyio.to_thread.run_sync(lambda: self.client.send(request, stream=True))
+        raw = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in response.headers.multi_items()]
+        raw = [(k, v) for k, v in raw if k.decode() not in NOT_RELAYED]
+        if response.is_stream_consumed or hasattr(response, "_content"):
+            content = response.content
+            await send({"type": "http.response.start", "status": response.status_code,
+                        "headers": [*raw, (b"content-length", str(len(content)).encode())]})  # fmt: skip
+            await send({"type": "http.response.body", "body": content})
+            return
+        await send({"type": "http.response.start", "status": response.status_code, "headers": raw})
+        chunks = response.iter_raw()
+        try:
+            while True:
+                chunk = await anyio.to_thread.run_sync(lambda: next(chunks, None))
+                if chunk is None:
+                    break
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        finally:
+            await anyio.to_thread.run_sync(response.close)
+        await send({"type": "http.response.body", "body": b""})
+
+    def close(self) -> None:
+        self.client.close()
