@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 from .pairing import is_id_name, row_key
 
@@ -113,6 +114,8 @@ class Comparison:
         if is_id_name(name):
             if self.known(t) or self.known(o):
                 self.diffs.append(Diff(path, "reference", t, o))
+            elif _url_shape(t) != _url_shape(o):
+                self.diffs.append(Diff(path, "value", t, o))  # a link to another scheme, host or kind of place
             else:
                 self.unpaired += 1
             return 0
@@ -123,10 +126,10 @@ class Comparison:
 
     def _dict(self, t: dict[str, Any], o: dict[str, Any], path: Path) -> int:
         for key in t.keys() - o.keys():
-            if not self.volatile((*path, key)):
+            if not self.volatile((*path, key, "#field")):
                 self.diffs.append(Diff((*path, key), "extra", t[key], None))
         for key in o.keys() - t.keys():
-            if not self.volatile((*path, key)):
+            if not self.volatile((*path, key, "#field")):
                 self.diffs.append(Diff((*path, key), "missing", None, o[key]))
         below = 0
         ident = next((t[k] for k in ("id", "uuid", "slug") if k in t), None)
@@ -194,6 +197,14 @@ class Comparison:
                     self.diffs.append(Diff((*path, f"{k1}..{k2}"), "timestamp", f"order {dt:+.0f}s", f"{do:+.0f}s"))
                 elif abs(dt - do) > TIME_TOLERANCE + 0.01 * abs(do):
                     self.diffs.append(Diff((*path, f"{k1}..{k2}"), "timestamp", f"{dt:+.0f}s", f"{do:+.0f}s"))
+
+
+def _url_shape(value: Any) -> tuple[str, ...] | None:
+    """What two unpaired links must still share: scheme, host and the number of path segments."""
+    if not isinstance(value, str) or not ("://" in value or value.startswith("/")):
+        return None
+    parts = urlsplit(value)
+    return (parts.scheme, parts.netloc, str(len(parts.path.rstrip("/").split("/"))))
 
 
 def _sign(value: float) -> int:

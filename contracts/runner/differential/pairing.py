@@ -137,6 +137,10 @@ class Pairing:
             return ""
         return urlencode([(k, self.forward.get(v, v)) for k, v in parse_qsl(query, keep_blank_values=True)])
 
+    def holds_header(self, value: str) -> bool:
+        """The pairing knows this header value (a credential, with or without its scheme)."""
+        return value in self.forward or value.partition(" ")[2] in self.forward
+
     def header_to_oracle(self, value: str) -> str:
         if value in self.forward:
             return str(self.forward[value])

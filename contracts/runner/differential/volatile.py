@@ -35,6 +35,10 @@ class Volatile:
         declared, learned = self.of(label, op), self.learned[label]
 
         def volatile(path: Path) -> bool:
+            if path and path[-1] == "#field":  # a field's presence: learned as such, or below a volatile parent
+                if path in learned or path[:-1] in declared:
+                    return True
+                path = path[:-2]
             return any(path[:i] in declared or path[:i] in learned for i in range(1, len(path) + 1))
 
         return volatile
@@ -44,6 +48,8 @@ class Volatile:
             path = diff.path
             if diff.kind == "presence":
                 path = (*path[:-2], "#presence")
+            elif diff.kind in ("missing", "extra"):
+                path = (*path, "#field")
             elif diff.kind == "order":
                 path = (*path, "#order")
             self.learned[label].add(path)
