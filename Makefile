@@ -13,6 +13,7 @@ HOST ?= 127.0.0.1
 API ?=
 # SEEDS=N: make contract runs everything N times in a row, hypothesis seeds 1..N (reports/seed-<n>/)
 SEEDS ?=
+# DIFF=1: make contract also sends each request to an oracle mock and reports behavioural drift (docs/differential.md)
 # SET='FIELD=VALUE ...': make serve passes each as --set (a config field, e.g. keep_finished_runs=100)
 SET ?=
 
@@ -37,16 +38,17 @@ serve: install
 	$(BIN)/python -m mock_server.serve --host $(HOST) $(if $(API),--api $(API)) $(if $(PORT),--port $(PORT)) $(foreach s,$(SET),--set $(s))
 
 contract: install
-	$(BIN)/harness-contract --profile $(PROFILE) --report-dir reports $(if $(API),--api $(API)) $(if $(SEEDS),--seeds $(SEEDS))
+	$(BIN)/harness-contract --profile $(PROFILE) --report-dir reports $(if $(API),--api $(API)) $(if $(SEEDS),--seeds $(SEEDS)) $(if $(DIFF),--differential)
 
 # the stress suite (reports/stress.md): fuzzing, hostile input, races, streams, disclosure, uptime;
 # SHORT=1 for the CI size (tests/stress runs it in make test), API=NAME for one API
 stress: install
 	$(BIN)/python -m mock_server.stress $(if $(SHORT),--short) $(if $(API),--api $(API)) --out reports/stress.md
 
-# the validating proxy in front of UPSTREAM (API=NAME, default benchwright; RECORD=FILE records the session)
+# the validating proxy in front of UPSTREAM (API=NAME, default benchwright; RECORD=FILE records the session;
+# ORACLE=1 also compares each answer with an oracle mock's, docs/differential.md)
 proxy: install
-	$(BIN)/python -m mock_server proxy --api $(or $(API),benchwright) --upstream $(UPSTREAM) --host $(HOST) $(if $(PORT),--port $(PORT)) $(if $(RECORD),--record $(RECORD))
+	$(BIN)/python -m mock_server proxy --api $(or $(API),benchwright) --upstream $(UPSTREAM) --host $(HOST) $(if $(PORT),--port $(PORT)) $(if $(RECORD),--record $(RECORD)) $(if $(ORACLE),--oracle)
 
 lint: install
 	$(BIN)/ruff check .

@@ -53,7 +53,9 @@ class SuiteClient:
     def __init__(self, base_url: str, policy: Policy, token: str | None = None, timeout: float = 30.0) -> None:
         self.policy = policy
         self.token = token
-        self.http = httpx.Client(base_url=base_url, timeout=timeout)
+        from contracts.runner import differential  # differential mode: each request also to the oracle
+
+        self.http = httpx.Client(base_url=base_url, timeout=timeout, transport=differential.transport(base_url))
 
     def with_token(self, token: str | None) -> SuiteClient:
         other = SuiteClient(str(self.http.base_url), self.policy, token)

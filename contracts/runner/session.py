@@ -82,7 +82,10 @@ class Session:
     def client(self, **kwargs: Any) -> httpx.Client:
         """An `httpx.Client` on the target that honours the budget and `Retry-After`."""
         kwargs.setdefault("timeout", 30.0)
-        return httpx.Client(base_url=self.base_url, transport=BudgetedTransport(self.policy), **kwargs)
+        from . import differential  # differential mode: each request also to the oracle
+
+        transport = differential.wrap(self, BudgetedTransport(self.policy))
+        return httpx.Client(base_url=self.base_url, transport=transport, **kwargs)
 
     def close(self) -> None:
         if self.server is not None:

@@ -8,7 +8,9 @@ What is not compared by value:
   (`created_at <= updated_at`, `expires_at - created_at` the same TTL on both sides);
 - lifecycle fields (`status`, `state` of an object with an id): by the sequence of states
   observed, at the end of the session (`lifecycle.Lifecycles`);
-- an error's human text (`message`, `detail` of a 4xx/5xx): by type.
+- an error's human text (`message`, `detail` of a 4xx/5xx): by type;
+- durations counted from each side's own timer (`*_seconds`, `*_ms`, `retry_after`): within two
+  seconds and 5%.
 
 Lists of objects with ids compare on their paired rows: presence, order and the counts beside
 them (a `total` less the unpaired rows on each side).
@@ -30,6 +32,7 @@ TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[
 LIFECYCLE_NAMES = frozenset({"status", "state"})
 ERROR_TEXT = frozenset({"message", "detail"})
 COUNT_NAMES = frozenset({"total", "count", "total_count", "totalCount", "total_items", "totalItems"})
+DURATION = re.compile(r"(?:seconds|Seconds|_secs|_ms|Ms|retry_after|retryAfter)$")
 TIME_TOLERANCE = 2.0  # seconds, plus 1% of the oracle's interval
 
 
@@ -119,8 +122,10 @@ class Comparison:
             else:
                 self.unpaired += 1
             return 0
-        if isinstance(t, float | int) and isinstance(o, float | int) and abs(t - o) <= 1e-9 * max(abs(t), abs(o)):
-            return 0
+        if isinstance(t, float | int) and isinstance(o, float | int):
+            slack = _duration_slack(name, o)
+            if abs(t - o) <= max(1e-9 * max(abs(t), abs(o)), slack):
+                return 0
         self.diffs.append(Diff(path, "value", t, o))
         return 0
 
@@ -205,6 +210,15 @@ def _url_shape(value: Any) -> tuple[str, ...] | None:
         return None
     parts = urlsplit(value)
     return (parts.scheme, parts.netloc, str(len(parts.path.rstrip("/").split("/"))))
+
+
+def _duration_slack(name: str | None, oracle: float) -> float:
+    """A duration counted from when each side's window or timer started (`reset_seconds`, `retry_after`)
+    may differ by the moments the two requests reached each side: two seconds (or ms), and 5%."""
+    if not name or not DURATION.search(name):
+        return 0.0
+    unit = 1000.0 if name.endswith(("ms", "Ms")) else 1.0
+    return 2.0 * unit + 0.05 * abs(oracle)
 
 
 def _sign(value: float) -> int:

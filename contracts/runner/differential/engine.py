@@ -104,9 +104,9 @@ class Engine:
         self.router = Router(compile_operations(self.doc))
         self.shadow_runs = shadow_runs
         self.curl = curl  # request -> redacted curl line
-        # a credential the pairing does not hold is taken for one minted outside the engine's view (a direct
-        # control-surface call) and sent to the oracle as its ready credential; off where every call passes
-        # through the engine (`Front`), so an unknown credential reaches both sides as it is
+        # a credential the pairing does not hold, which the target accepts and the oracle refuses, is taken for
+        # one minted outside the engine's view (a direct control-surface call) and sent again as the oracle's
+        # ready credential; off where every call passes through the engine (`Front`, the proxy)
         self.adopt_credentials = adopt_credentials
         self.sides = []
         for _ in range(2 if shadow_runs else 1):
@@ -150,9 +150,15 @@ class Engine:
             self.ledger.unpaired["requests on the target's existing data"] += 1
             return []
         target = Answer.of(response)
-        shadow = self.runs[label] < self.shadow_runs and len(self.sides) > 1
-        self.runs[label] += 1
+        learning = f"{label} {target.status}"  # volatility is learned per operation and status
+        shadow = self.runs[learning] < self.shadow_runs and len(self.sides) > 1
+        self.runs[learning] += 1
         answers = [self._replay(side, request, path, query) for side in self.sides[: 2 if shadow else 1]]
+        adopted = False
+        if self.adopt_credentials and self._unmapped_credential(request) and target.status != 401:
+            if answers[0] is not None and answers[0].status == 401:  # unknown to the oracle: minted out of view
+                answers = [self._replay(side, request, path, query, adopt=True) for side in self.sides[: len(answers)]]
+                adopted = True
         eligible = (request.method in WRITES and target.status < 300) or self.oracle.pairing.references(path, query)
         for side, answer in zip(self.sides, answers, strict=False):
             if answer is None:
@@ -168,13 +174,13 @@ class Engine:
             self.ledger.unpaired["oracle unreachable"] += 1
             return []
         if shadow and answers[1] is not None:
-            self._learn_volatile(label, op, oracle, answers[1])
+            self._learn_volatile(learning, op, oracle, answers[1])
         self.ledger.compared += 1
-        return self._compare(request, path, query, label, op, target, oracle)
+        return self._compare(request, path, query, label, learning, op, target, oracle, adopted)
 
-    def _replay(self, side: Side, request: httpx.Request, path: str, query: str) -> Answer | None:
+    def _replay(self, side: Side, request: httpx.Request, path: str, query: str, adopt: bool = False) -> Answer | None:
         pairing = side.pairing
-        headers = [(k, self._header(side, k, v)) for k, v in request.headers.items() if k.lower() not in HOP]
+        headers = [(k, self._header(side, k, v, adopt)) for k, v in request.headers.items() if k.lower() not in HOP]
         content = request.content
         if content and "json" in request.headers.get("content-type", ""):
             try:
@@ -191,12 +197,12 @@ class Engine:
             return None
         return Answer.of(answer)
 
-    def _header(self, side: Side, name: str, value: str) -> str:
-        """A header for the oracle: paired values mapped; a credential the pairing does not hold (minted
-        on a mock target's control surface by a direct call) becomes the oracle's ready credential."""
+    def _header(self, side: Side, name: str, value: str, adopt: bool = False) -> str:
+        """A header for the oracle: paired values mapped; with `adopt`, a credential the pairing does not
+        hold becomes the oracle's ready credential."""
         mapped = side.pairing.header_to_oracle(value)
         if (
-            not self.adopt_credentials
+            not adopt
             or side.pairing.holds_header(value)
             or name.lower() not in CREDENTIAL_HEADERS
             or not side.oracle.credentials
@@ -220,6 +226,7 @@ class Engine:
                 side.counters.clear()
             self.target_etags.clear()
             self.target_counters.clear()
+            self.lifecycles.generation += 1
 
     # -- comparison ---------------------------------------------------------------------
     def _learn_volatile(self, label: str, op: Any, first: Answer, second: Answer) -> None:
@@ -236,20 +243,29 @@ class Engine:
         self.volatile.learn(label, diffs)
 
     def _compare(
-        self, request: httpx.Request, path: str, query: str, label: str, op: Any, target: Answer, oracle: Answer
+        self,
+        request: httpx.Request,
+        path: str,
+        query: str,
+        label: str,
+        learning: str,
+        op: Any,
+        target: Answer,
+        oracle: Answer,
+        adopted: bool = False,
     ) -> list[Difference]:
         pairing = self.oracle.pairing
         found: list[tuple[str, str]] = []
         if target.status != oracle.status:
-            if self.adopt_credentials and self._unmapped_credential(request):
+            if adopted:
                 self.ledger.unpaired["answers to a credential minted outside the session, unlike the oracle's"] += 1
                 return []
             found.append(("status", f"status {target.status}, the oracle answers {oracle.status}"))
         else:
             if target.media != oracle.media:
                 found.append(("content-type", f"content type {target.media!r}, the oracle's {oracle.media!r}"))
-            found += self._headers(request, path, query, label, op, target, oracle)
-            volatile = self.volatile.checker(label, op)
+            found += self._headers(request, path, query, learning, op, target, oracle)
+            volatile = self.volatile.checker(learning, op)
             if target.body is not None or oracle.body is not None:
                 comparison = Comparison(
                     volatile,

@@ -48,7 +48,7 @@ class Ledger:
     mirrored: int = 0  # control-surface calls mirrored onto the oracle
 
     def add(self, difference: Difference) -> Difference:
-        key = (difference.operation, difference.aspect, difference.detail)
+        key = (difference.operation, difference.aspect, difference.detail.partition(":")[0])
         if key in self.differences:
             self.differences[key].count += 1
             return self.differences[key]
