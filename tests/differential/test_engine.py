@@ -10,7 +10,7 @@ from contracts.runner.differential.lifecycle import Lifecycles
 from contracts.runner.differential.pairing import Pairing
 from contracts.runner.differential.volatile import Volatile, declared_paths
 
-T, O = "http://target.test", "http://127.0.0.1:9"
+TARGET, ORACLE = "http://target.test", "http://127.0.0.1:9"
 
 
 def never(_path) -> bool:
@@ -20,22 +20,22 @@ def never(_path) -> bool:
 def test_created_ids_pair_and_later_requests_are_rewritten():
     """A create's answer pairs the ids each side made up (body and `Location`), and a later request
     naming the target's id reaches the oracle with the oracle's (C-24: an id read back resolves)."""
-    pairing = Pairing(T, O)
+    pairing = Pairing(TARGET, ORACLE)
     assert pairing.learn({"system": {"id": 201, "name": "x"}}, {"system": {"id": 7, "name": "x"}}, eligible=True) == []
-    pairing.learn_location(f"{T}/api/runs/run_abc", f"{O}/api/runs/run_xyz")
+    pairing.learn_location(f"{TARGET}/api/runs/run_abc", f"{ORACLE}/api/runs/run_xyz")
     assert pairing.path_to_oracle("/api/ai-systems/201/context") == "/api/ai-systems/7/context"
     assert pairing.path_to_oracle("/api/runs/run_abc") == "/api/runs/run_xyz"
     assert pairing.query_to_oracle("system_id=201&limit=5") == "system_id=7&limit=5"
     assert pairing.to_oracle({"system_id": 201, "ids": ["201"], "n": 3}) == {"system_id": 7, "ids": ["7"], "n": 3}
-    assert pairing.to_target({"links": {"self": f"{O}/api/runs/run_xyz"}}) == {
-        "links": {"self": f"{T}/api/runs/run_abc"}
+    assert pairing.to_target({"links": {"self": f"{ORACLE}/api/runs/run_xyz"}}) == {
+        "links": {"self": f"{TARGET}/api/runs/run_abc"}
     }
 
 
 def test_existing_rows_of_the_target_are_unpaired_not_drift():
     """Rows the target held before the session (a read of a list, nothing created) stay unpaired:
     counted, never compared; a row of the session missing on one side is drift (C-25: listed ids resolve)."""
-    pairing = Pairing(T, O)
+    pairing = Pairing(TARGET, ORACLE)
     pairing.learn({"id": "mine"}, {"id": "theirs"}, eligible=True)
     target = {"items": [{"id": "old-1"}, {"id": "mine", "name": "a"}], "total": 2}
     oracle = {"items": [{"id": "seed-9"}, {"id": "theirs", "name": "a"}], "total": 2}
@@ -69,10 +69,10 @@ def test_volatility_is_learned_from_two_oracles_and_declared_in_the_spec():
     """A field that differs between two fresh oracles is volatile; presence is still compared; the spec
     marks one with `x-volatile` (a property, or an operation's list of paths)."""
     volatile = Volatile({})
-    first, second = {"took_ms": 3, "n": 1}, {"took_ms": 4, "n": 1}
+    first, second = {"score": 3, "n": 1}, {"score": 4, "n": 1}
     volatile.learn("GET /x 200", Comparison(never, lambda v: False).run(first, second).diffs)
     check = volatile.checker("GET /x 200", None)
-    assert check(("took_ms",)) and not check(("n",)) and not check(("took_ms", "#field"))
+    assert check(("score",)) and not check(("n",)) and not check(("score", "#field"))
     doc = {"components": {"schemas": {"Row": {"properties": {"score": {"type": "number", "x-volatile": True}}}}}}
     op = {
         "x-volatile": ["meta/took_ms"],

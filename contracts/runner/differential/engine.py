@@ -18,6 +18,7 @@ What is compared (`compare.Comparison` for bodies):
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import threading
 from collections import defaultdict
@@ -155,10 +156,10 @@ class Engine:
         self.runs[learning] += 1
         answers = [self._replay(side, request, path, query) for side in self.sides[: 2 if shadow else 1]]
         adopted = False
-        if self.adopt_credentials and self._unmapped_credential(request) and target.status != 401:
-            if answers[0] is not None and answers[0].status == 401:  # unknown to the oracle: minted out of view
-                answers = [self._replay(side, request, path, query, adopt=True) for side in self.sides[: len(answers)]]
-                adopted = True
+        refused = answers[0] is not None and answers[0].status == 401 and target.status != 401
+        if refused and self.adopt_credentials and self._unmapped_credential(request):  # minted out of view
+            answers = [self._replay(side, request, path, query, adopt=True) for side in self.sides[: len(answers)]]
+            adopted = True
         eligible = (request.method in WRITES and target.status < 300) or self.oracle.pairing.references(path, query)
         for side, answer in zip(self.sides, answers, strict=False):
             if answer is None:
@@ -183,10 +184,8 @@ class Engine:
         headers = [(k, self._header(side, k, v, adopt)) for k, v in request.headers.items() if k.lower() not in HOP]
         content = request.content
         if content and "json" in request.headers.get("content-type", ""):
-            try:
+            with contextlib.suppress(orjson.JSONDecodeError):
                 content = orjson.dumps(pairing.to_oracle(orjson.loads(content)))
-            except orjson.JSONDecodeError:
-                pass
         url = side.oracle.base_url + pairing.path_to_oracle(path)
         mapped = pairing.query_to_oracle(query)
         if mapped:
@@ -316,7 +315,7 @@ class Engine:
                 out.append(
                     (
                         "header",
-                        f"{name}: {'present' if t else 'absent'}, the oracle's {(o is not None and 'present') or 'absent'}",
+                        f"{name}: {_presence(t)}, the oracle's {_presence(o)}",
                     )
                 )
                 continue
@@ -396,6 +395,10 @@ def _documented_headers(doc: dict[str, Any], op: Any, status: int) -> list[str]:
     if spec is None:
         return []
     return [name.lower() for name in (resolve(doc, spec).get("headers") or {})]
+
+
+def _presence(value: str | None) -> str:
+    return "absent" if value is None else "present"
 
 
 def _close(t: str, o: str) -> bool:
