@@ -55,7 +55,7 @@ class SuiteClient:
         self.token = token
         from contracts.runner import differential  # differential mode: each request also to the oracle
 
-        self.http = httpx.Client(base_url=base_url, timeout=timeout, transport=differential.transport(base_url))
+        self.http = httpx.Client(base_url=base_url, timeout=timeout, transport=differential.client_transport(base_url))
 
     def with_token(self, token: str | None) -> SuiteClient:
         other = SuiteClient(str(self.http.base_url), self.policy, token)

@@ -57,7 +57,7 @@ def wrap(session: Any, inner: httpx.BaseTransport) -> httpx.BaseTransport:
     return DifferentialTransport(engine_for(session.api, session.base_url, session.env), inner)
 
 
-def transport(base_url: str) -> httpx.BaseTransport | None:
+def client_transport(base_url: str) -> httpx.BaseTransport | None:
     """A transport for a client built on a bare URL (`SuiteClient`): None when differential mode is off."""
     if not enabled():
         return None
