@@ -44,7 +44,7 @@ def test_the_engine_alone_reports_the_drift(api, name):
 def test_an_unmodified_wrapper_changes_nothing_and_nothing_is_reported(api):
     """The measurement's own baseline: the drift wrapper rewriting nothing changes no answer, and the
     engine reports nothing on the catalogue's sessions."""
-    name, claim, _, check, app = entries(api)[0]
+    *_, check, app = entries(api)[0]
     outcome = measure(api, "unmodified", "-", lambda inner: Rewrite(inner, lambda *a: None), check, app)
     assert not outcome.changes and outcome.reported == [] and outcome.compared > 0
 
