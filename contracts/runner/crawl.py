@@ -433,6 +433,7 @@ def for_session(api: str, session: Any, budget: int | None = None) -> Crawl:
     from contracts.apis import CONTRACT_APIS, contract
     from mock_server.apis import bundle
 
+    from . import differential  # differential mode: each read also to the oracle
     from .safety import Policy
 
     spec = contract(api)
@@ -450,6 +451,7 @@ def for_session(api: str, session: Any, budget: int | None = None) -> Crawl:
         budget=budget or crawl_budget(session.live),
         charge=p.charge,
         permits=policy.permits,
+        client=httpx.Client(timeout=30.0, transport=differential.wrap(session, httpx.HTTPTransport())),
     )
 
 

@@ -7,7 +7,7 @@ A drift *changes an answer* when some answer the session received differs from t
 unmodified mock inside the drift wrapper gave (status, headers or body), or when the wrapper
 changed a request on its way in: `Tap`s on both sides of the wrapper record it.
 
-`python -m tests.differential.catalogue [API ...]` writes reports/differential-catalogue.md.
+`python -m tests.differential.catalogue [--out FILE] [API ...]` writes reports/differential-catalogue.md.
 """
 
 from __future__ import annotations
@@ -167,12 +167,14 @@ def render(results: dict[str, list[Outcome]]) -> str:
 
 
 def main(argv: list[str]) -> int:
+    out = Path("reports/differential-catalogue.md")
+    if argv[:1] == ["--out"]:
+        out, argv = Path(argv[1]), argv[2:]
     apis = argv or ["bench", "benchgen", "benchsdk", "benchwright"]
     results = {}
     for api in apis:
         results[api] = run(api)
         print(render({api: results[api]}).splitlines()[4], flush=True)
-    out = Path("reports/differential-catalogue.md")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(render(results), encoding="utf-8")
     print(out)

@@ -255,10 +255,10 @@ class Engine:
     ) -> list[Difference]:
         pairing = self.oracle.pairing
         found: list[tuple[str, str]] = []
+        if adopted:  # the oracle answered another principal: nothing to compare
+            self.ledger.unpaired["answers to a credential minted outside the engine's view"] += 1
+            return []
         if target.status != oracle.status:
-            if adopted:
-                self.ledger.unpaired["answers to a credential minted outside the session, unlike the oracle's"] += 1
-                return []
             found.append(("status", f"status {target.status}, the oracle answers {oracle.status}"))
         else:
             if target.media != oracle.media:
