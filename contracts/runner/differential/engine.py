@@ -29,10 +29,10 @@ from urllib.parse import unquote
 import httpx
 import orjson
 
-from contracts.runner.coverage import operation_claims
 from mock_server.engine.compile import compile_operations, resolve
 from mock_server.engine.routing import Router
 
+from .claims import claims_for
 from .compare import Comparison, Diff
 from .ledger import Difference, Ledger
 from .lifecycle import Lifecycles
@@ -281,7 +281,7 @@ class Engine:
         ]
 
     def _record(self, request, path, query, label, op, aspect, detail, target, oracle) -> Difference:
-        claims = operation_claims(op.raw) if op is not None else []
+        claims = claims_for(self.api, op)
         difference = Difference(
             self.api,
             label,
@@ -375,7 +375,7 @@ class Engine:
                         Difference(
                             self.api,
                             verdict.label,
-                            operation_claims(op.raw) if op is not None else [],
+                            claims_for(self.api, op),
                             "lifecycle",
                             f"{'/'.join(verdict.path)} of {verdict.resource}: {verdict.detail}",
                             " → ".join(verdict.target),
