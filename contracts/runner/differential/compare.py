@@ -86,6 +86,8 @@ class Comparison:
     diffs: list[Diff] = field(default_factory=list)
     unpaired: int = 0
 
+    chosen: frozenset[str] = frozenset()  # what the client sent: never made up, so compared by value
+    owned: bool = False  # the answer is all this session's (a create, a read below one): no row is unpaired
     counts: list[tuple[Path, int, int]] = field(default_factory=list)
     balance: int = 0  # target rows unpaired less oracle rows unpaired, over the whole body
 
@@ -117,6 +119,8 @@ class Comparison:
         if is_id_name(name):
             if self.known(t) or self.known(o):
                 self.diffs.append(Diff(path, "reference", t, o))
+            elif str(t) in self.chosen or str(o) in self.chosen or str(t).casefold() == str(o).casefold():
+                self.diffs.append(Diff(path, "value", t, o))  # the client's own value, or the same one respelled
             elif _url_shape(t) != _url_shape(o):
                 self.diffs.append(Diff(path, "value", t, o))  # a link to another scheme, host or kind of place
             else:
@@ -168,18 +172,24 @@ class Comparison:
             return 0
         theirs = {row.get(key): row for row in o if isinstance(row, dict)}
         mine = {row.get(key): row for row in t if isinstance(row, dict)}
+        if not mine.keys() & theirs.keys():  # the same ids in another type (`"7"` for `7`): compared, not unpaired
+            spelled = {str(k): k for k in theirs}
+            theirs = {k: theirs[spelled[str(k)]] for k in mine if str(k) in spelled} | {
+                k: v for k, v in theirs.items() if str(k) not in {str(m) for m in mine}
+            }
         common = [k for k in mine if k in theirs]
         only_t = [k for k in mine if k not in theirs]
         only_o = [k for k in theirs if k not in mine]
         membership = not self.volatile((*path, "#presence"))
+        known = (lambda _k: True) if self.owned else self.known
         for k in only_t:
-            if membership and self.known(k):
+            if membership and known(k):
                 self.diffs.append(Diff((*item, str(k)), "presence", "listed", "not listed"))
         for k in only_o:
-            if membership and self.known(k):
+            if membership and known(k):
                 self.diffs.append(Diff((*item, str(k)), "presence", "not listed", "listed"))
-        unpaired_t = sum(1 for k in only_t if not self.known(k))
-        unpaired_o = sum(1 for k in only_o if not self.known(k))
+        unpaired_t = sum(1 for k in only_t if not known(k))
+        unpaired_o = sum(1 for k in only_o if not known(k))
         self.unpaired += unpaired_t + unpaired_o
         order_o = [k for k in theirs if k in mine]
         if common != order_o and not self.volatile((*path, "#order")):

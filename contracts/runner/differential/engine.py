@@ -37,7 +37,7 @@ from .compare import Comparison, Diff
 from .ledger import Difference, Ledger
 from .lifecycle import Lifecycles
 from .oracle import Oracle
-from .pairing import Pairing
+from .pairing import Pairing, sent
 from .volatile import Volatile
 
 STREAMS = ("text/event-stream", "application/x-ndjson")
@@ -124,6 +124,7 @@ class Engine:
         self.runs: dict[str, int] = defaultdict(int)
         self.lock = threading.RLock()
         self.finished = False
+        self.exchange: tuple[frozenset[str], bool] = (frozenset(), False)  # (values the client sent, owned)
 
     @property
     def oracle(self) -> Side:
@@ -161,9 +162,11 @@ class Engine:
             answers = [self._replay(side, request, path, query, adopt=True) for side in self.sides[: len(answers)]]
             adopted = True
         eligible = (request.method in WRITES and target.status < 300) or self.oracle.pairing.references(path, query)
+        chosen = sent(path, query, _json(request))
         for side, answer in zip(self.sides, answers, strict=False):
             if answer is None:
                 continue
+            side.pairing.chosen = chosen
             unpaired = side.pairing.learn(target.body, answer.body, eligible)
             if side is self.oracle:
                 self.target_only.update(unpaired)
@@ -177,6 +180,7 @@ class Engine:
         if shadow and answers[1] is not None:
             self._learn_volatile(learning, op, oracle, answers[1])
         self.ledger.compared += 1
+        self.exchange = (frozenset(chosen), eligible)
         return self._compare(request, path, query, label, learning, op, target, oracle, adopted)
 
     def _replay(self, side: Side, request: httpx.Request, path: str, query: str, adopt: bool = False) -> Answer | None:
@@ -266,9 +270,12 @@ class Engine:
             found += self._headers(request, path, query, learning, op, target, oracle)
             volatile = self.volatile.checker(learning, op)
             if target.body is not None or oracle.body is not None:
+                chosen, owned = self.exchange
                 comparison = Comparison(
                     volatile,
                     pairing.known,
+                    chosen=chosen,
+                    owned=owned and request.method == "GET",
                     error=target.status >= 400,
                     lifecycle=lambda p, ident, t, o: self.lifecycles.observe(label, p, ident, t, o),
                 ).run(target.body, pairing.to_target(oracle.body))
@@ -414,3 +421,12 @@ def _redacted_excerpt(answer: Answer, pairing: Pairing) -> str:
         return answer.excerpt()
     text = orjson.dumps(pairing.to_target(answer.body)).decode()[:2000]
     return f"{answer.status} {answer.media} {text}"
+
+
+def _json(request: httpx.Request) -> Any:
+    if not request.content or "json" not in request.headers.get("content-type", ""):
+        return None
+    try:
+        return orjson.loads(request.content)
+    except orjson.JSONDecodeError:
+        return None

@@ -46,6 +46,7 @@ class Pairing:
     forward: dict[Any, Any] = field(default_factory=dict)  # target value -> oracle value
     back: dict[Any, Any] = field(default_factory=dict)  # oracle value -> target value
     shown: set[str] = field(default_factory=set)  # paired target values a report may show (no credentials)
+    chosen: set[str] = field(default_factory=set)  # what the client sent in the exchange being learned: not made up
 
     # -- learning -----------------------------------------------------------------------
     def pair(self, target: Any, oracle: Any, name: str | None = None) -> None:
@@ -79,7 +80,7 @@ class Pairing:
         elif is_id_name(name) and _scalar(target) and _scalar(oracle):
             if target == oracle and not self.known(target) and oracle not in self.back:
                 self.pair(target, oracle, name)  # shared by both sides (a fixture of a mock target)
-            elif eligible:
+            elif eligible and str(target) not in self.chosen and str(oracle) not in self.chosen:
                 self.pair(target, oracle, name)
             elif not self.known(target):
                 unpaired.append(target)
@@ -161,13 +162,17 @@ class Pairing:
 
 
 def row_key(rows: list[Any]) -> str | None:
-    """The field that identifies a list's rows (`id`, else the first id-like one), if they are objects."""
-    first = next((r for r in rows if isinstance(r, dict)), None)
-    if first is None:
+    """The field that identifies a list's rows, if they are objects: `id`, else the first id-like field
+    every row holds with a value of its own (a `participantSlug` shared by rows identifies none)."""
+    objects = [r for r in rows if isinstance(r, dict)]
+    if not objects:
         return None
-    if "id" in first:
-        return "id"
-    return next((k for k in first if is_id_name(k) and _scalar(first[k]) and not k.endswith(("url", "Url"))), None)
+    candidates = ["id", *(k for k in objects[0] if k != "id" and is_id_name(k) and not k.endswith(("url", "Url")))]
+    for key in candidates:
+        values = [r.get(key) for r in objects]
+        if all(_scalar(v) for v in values) and len(set(values)) == len(values):
+            return key
+    return None
 
 
 def _mapped(value: Any, table: dict[Any, Any], base_from: str, base_to: str) -> Any:
@@ -193,3 +198,18 @@ def _mapped(value: Any, table: dict[Any, Any], base_from: str, base_to: str) -> 
         head, sep, query = value.partition("?")
         return "/".join(str(table.get(unquote(s), s)) if s else s for s in head.split("/")) + sep + query
     return value
+
+
+def sent(path: str, query: str, body: Any) -> set[str]:
+    """The values a client chose for a request: path segments, query values, JSON body scalars."""
+    out = {unquote(s) for s in path.split("/") if s} | {v for _, v in parse_qsl(query)}
+    stack = [body]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack += list(value.values())
+        elif isinstance(value, list):
+            stack += value
+        elif _scalar(value):
+            out.add(str(value))
+    return out
