@@ -19,7 +19,9 @@ SESSIONS = {
     },
     "benchsdk": {"crawl": test_benchsdk._crawl, **{k: test_benchsdk.SUITE_CHECKS[k] for k in ("records", "shapes")}},
     "benchgen": {"crawl": test_benchgen._crawl, **{k: test_benchgen.SUITE_CHECKS[k] for k in ("every-model", "joins")}},
-    "benchwright": {k: test_benchwright.CHECKS[k] for k in ("crawl", "etags", "idempotency", "rate-counters")},
+    "benchwright": {
+        k: test_benchwright.CHECKS[k] for k in ("crawl", "clamp", "idempotency", "idempotency-scope", "rate-counters")
+    },
 }
 CASES = [(api, name) for api, sessions in SESSIONS.items() for name in sessions]
 

@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from .pairing import is_id_name, row_key
+from .pairing import is_id_name, row_key, row_keys
 
 Path = tuple[str, ...]
 TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?$")
@@ -39,7 +39,7 @@ TIME_TOLERANCE = 2.0  # seconds, plus 1% of the oracle's interval
 @dataclass
 class Diff:
     path: Path
-    kind: str  # missing | extra | type | value | order | presence | timestamp | reference
+    kind: str  # missing | extra | type | value | length | order | presence | repeated rows | timestamp | reference
     target: Any = None
     oracle: Any = None
 
@@ -172,6 +172,9 @@ class Comparison:
             return 0
         theirs = {row.get(key): row for row in o if isinstance(row, dict)}
         mine = {row.get(key): row for row in t if isinstance(row, dict)}
+        repeated = (sum(isinstance(r, dict) for r in t) - len(mine), sum(isinstance(r, dict) for r in o) - len(theirs))
+        if repeated[0] != repeated[1]:
+            self.diffs.append(Diff(path, "repeated rows", repeated[0], repeated[1]))
         if not mine.keys() & theirs.keys():  # the same ids in another type (`"7"` for `7`): compared, not unpaired
             spelled = {str(k): k for k in theirs}
             theirs = {k: theirs[spelled[str(k)]] for k in mine if str(k) in spelled} | {
@@ -180,6 +183,7 @@ class Comparison:
         common = [k for k in mine if k in theirs]
         only_t = [k for k in mine if k not in theirs]
         only_o = [k for k in theirs if k not in mine]
+        only_t, only_o = self._rematch(mine, theirs, only_t, only_o, key, item)
         membership = not self.volatile((*path, "#presence"))
         known = (lambda _k: True) if self.owned else self.known
         for k in only_t:
@@ -198,6 +202,24 @@ class Comparison:
             self.compare(mine[k], theirs[k], item)
         self.balance += unpaired_t - unpaired_o
         return unpaired_t
+
+    def _rematch(self, mine, theirs, only_t, only_o, key, item):
+        """Rows left on both sides that another identifying field matches (the same `slug` under a changed
+        `id`): compared, so the changed id shows as the difference it is."""
+        if not only_t or not only_o:
+            return only_t, only_o
+        rest_t, rest_o = [mine[k] for k in only_t], [theirs[k] for k in only_o]
+        for other in row_keys(rest_t):
+            if other == key or other not in row_keys(rest_o):
+                continue
+            by_other = {row[other]: row for row in rest_o}
+            for row in list(rest_t):
+                match = by_other.pop(row[other], None)
+                if match is not None:
+                    self.compare(row, match, item)
+                    rest_t.remove(row)
+                    rest_o.remove(match)
+        return [r[key] for r in rest_t], [r[key] for r in rest_o]
 
     def _timestamps(self, t: dict[str, Any], o: dict[str, Any], path: Path) -> None:
         stamps = []

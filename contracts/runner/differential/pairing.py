@@ -21,11 +21,12 @@ from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 # names of fields whose values identify something a side made up (snake_case and camelCase)
 ID_NAME = re.compile(
-    r"(?:^|_)(?:id|ids|token|tokens|key|secret|slug|cursor|url|urls|href|uri|etag)$"
+    r"(?:^|_)(?:id|ids|token|tokens|key|secret|slug|cursor|url|urls|href|uri|etag|cookie)$"
     r"|(?<=[a-z])(?:Id|Ids|Token|Cursor|Url|Href|Uri|Slug|Key)$"
 )
 
 
+HEADER_PART = re.compile(r"[^\s;,=]+")
 SECRET_NAME = re.compile(r"token|secret|key|password|credential|signature", re.I)
 
 
@@ -139,16 +140,14 @@ class Pairing:
         return urlencode([(k, self.forward.get(v, v)) for k, v in parse_qsl(query, keep_blank_values=True)])
 
     def holds_header(self, value: str) -> bool:
-        """The pairing knows this header value (a credential, with or without its scheme)."""
-        return value in self.forward or value.partition(" ")[2] in self.forward
+        """The pairing knows this header value (a credential, with or without its scheme, a cookie's value)."""
+        return value in self.forward or any(part in self.forward for part in HEADER_PART.findall(value))
 
     def header_to_oracle(self, value: str) -> str:
+        """A header value with each paired part replaced: `Bearer <token>`, `name=<cookie>; other=<cookie>`."""
         if value in self.forward:
             return str(self.forward[value])
-        scheme, _, rest = value.partition(" ")
-        if rest and rest in self.forward:
-            return f"{scheme} {self.forward[rest]}"
-        return value
+        return HEADER_PART.sub(lambda m: str(self.forward.get(m.group(0), m.group(0))), value)
 
     def used(self, path: str, query: str) -> list[tuple[str, str]]:
         """The paired values a request names (path segments, query values), as the report shows them."""
@@ -164,15 +163,22 @@ class Pairing:
 def row_key(rows: list[Any]) -> str | None:
     """The field that identifies a list's rows, if they are objects: `id`, else the first id-like field
     every row holds with a value of its own (a `participantSlug` shared by rows identifies none)."""
+    keys = row_keys(rows)
+    return keys[0] if keys else None
+
+
+def row_keys(rows: list[Any]) -> list[str]:
+    """Every field that identifies a list's rows, `id` first."""
     objects = [r for r in rows if isinstance(r, dict)]
     if not objects:
-        return None
+        return []
     candidates = ["id", *(k for k in objects[0] if k != "id" and is_id_name(k) and not k.endswith(("url", "Url")))]
+    out = []
     for key in candidates:
         values = [r.get(key) for r in objects]
         if all(_scalar(v) for v in values) and len(set(values)) == len(values):
-            return key
-    return None
+            out.append(key)
+    return out
 
 
 def _mapped(value: Any, table: dict[Any, Any], base_from: str, base_to: str) -> Any:

@@ -1,7 +1,8 @@
 """`DifferentialTransport`: an httpx transport that sends each request to the target (through the
 transport it wraps, so the run's budget and `Retry-After` handling still apply) and hands the
 complete exchange to the engine, which replays it on the oracle and compares. The caller gets the
-target's answer, unchanged."""
+target's answer, unchanged. Exchanges are serialized, so concurrent writes (a race a check provokes)
+reach the target and the oracle in the same order."""
 
 from __future__ import annotations
 
@@ -17,6 +18,10 @@ class DifferentialTransport(httpx.BaseTransport):
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         request.read()
+        with self.engine.lock:  # one exchange at a time: the oracle sees the target's order of concurrent writes
+            return self._exchange(request)
+
+    def _exchange(self, request: httpx.Request) -> httpx.Response:
         response = self.inner.handle_request(request)
         media = response.headers.get("content-type", "").split(";")[0].strip().lower()
         if media in STREAMS:
