@@ -41,6 +41,7 @@ def engine_for(api: str, base_url: str, credentials: dict[str, str] | None = Non
             mock=spec.mock or spec.name,
             clock_scale=scale,
             curl=lambda request: _redact(curl(request)),
+            redact=_redact,
         )
         for side in engine.sides:
             side.oracle.catch_up(now)

@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from .pairing import is_id_name, row_key, row_keys
+from .pairing import SECRET_NAME, is_id_name, row_key, row_keys
 
 Path = tuple[str, ...]
 TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?$")
@@ -48,6 +48,8 @@ class Diff:
         return "/".join(self.path) or "(body)"
 
     def describe(self) -> str:
+        if self.path and SECRET_NAME.search(self.path[-1]):  # a credential's value never reaches a report
+            return f"{self.where}: {self.kind}: the two values differ (redacted)"
         return f"{self.where}: {self.kind}: target {_short(self.target)}, oracle {_short(self.oracle)}"
 
 

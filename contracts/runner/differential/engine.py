@@ -37,7 +37,7 @@ from .compare import Comparison, Diff
 from .ledger import Difference, Ledger
 from .lifecycle import Lifecycles
 from .oracle import Oracle
-from .pairing import Pairing, sent
+from .pairing import SECRET_NAME, Pairing, sent
 from .volatile import Volatile
 
 STREAMS = ("text/event-stream", "application/x-ndjson")
@@ -69,9 +69,12 @@ class Answer:
     def media(self) -> str:
         return self.headers.get("content-type", "").split(";")[0].strip().lower()
 
-    def excerpt(self) -> str:
-        text = self.raw[:2000].decode("utf-8", "replace")
-        return f"{self.status} {self.media} {text}".strip()
+    def excerpt(self, body: Any = None) -> str:
+        """Status, media type and body as the report shows them: secret-named fields (`token`, `secret`,
+        `key`, ...) redacted; `body` replaces the answer's own (the oracle's, in the target's terms)."""
+        body = self.body if body is None else body
+        text = orjson.dumps(_redacted(body)).decode() if body is not None else self.raw.decode("utf-8", "replace")
+        return f"{self.status} {self.media} {text[:2000]}".strip()
 
 
 @dataclass
@@ -95,6 +98,7 @@ class Engine:
         clock_scale: float = 1.0,
         shadow_runs: int = SHADOW_RUNS,
         curl: Any = None,
+        redact: Any = None,
         adopt_credentials: bool = True,
     ) -> None:
         from mock_server.apis import bundle
@@ -105,6 +109,7 @@ class Engine:
         self.router = Router(compile_operations(self.doc))
         self.shadow_runs = shadow_runs
         self.curl = curl  # request -> redacted curl line
+        self.redact = redact or (lambda text: text)  # the run's credential patterns, over every text it reports
         # a credential the pairing does not hold, which the target accepts and the oracle refuses, is taken for
         # one minted outside the engine's view (a direct control-surface call) and sent again as the oracle's
         # ready credential; off where every call passes through the engine (`Front`, the proxy)
@@ -312,9 +317,9 @@ class Engine:
             label,
             claims,
             aspect,
-            detail,
-            target.excerpt(),
-            _redacted_excerpt(oracle, self.oracle.pairing),
+            self.redact(detail),
+            self.redact(target.excerpt()),
+            self.redact(oracle.excerpt(self.oracle.pairing.to_target(oracle.body))),
             self.oracle.pairing.used(path, query),
             self.curl(request) if self.curl else "",
         )
@@ -433,12 +438,14 @@ def _close(t: str, o: str) -> bool:
         return t == o
 
 
-def _redacted_excerpt(answer: Answer, pairing: Pairing) -> str:
-    """The oracle's answer in the target's terms (its ids and URLs), as the report shows it."""
-    if answer.body is None:
-        return answer.excerpt()
-    text = orjson.dumps(pairing.to_target(answer.body)).decode()[:2000]
-    return f"{answer.status} {answer.media} {text}"
+def _redacted(body: Any) -> Any:
+    if isinstance(body, dict):
+        return {
+            k: "[redacted]" if SECRET_NAME.search(k) and isinstance(v, str) else _redacted(v) for k, v in body.items()
+        }
+    if isinstance(body, list):
+        return [_redacted(v) for v in body]
+    return body
 
 
 def _json(request: httpx.Request) -> Any:
