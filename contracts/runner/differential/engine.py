@@ -141,13 +141,13 @@ class Engine:
             return self._observe(request, response)
 
     def _observe(self, request: httpx.Request, response: httpx.Response) -> list[Difference]:
-        path = request.url.path
+        path = request.url.raw_path.decode("ascii").partition("?")[0]  # as sent: segments decode once, below
         query = request.url.query.decode() if isinstance(request.url.query, bytes) else str(request.url.query)
-        if path.startswith("/__mock"):
+        if request.url.path.startswith("/__mock"):
             self._mirror(request, response, path, query)
             return []
         media = response.headers.get("content-type", "").split(";")[0].strip().lower()
-        op, _, _ = self.router.match(request.method, path)
+        op, _, _ = self.router.match(request.method, request.url.path)
         if media in STREAMS or (op is not None and op.sse):
             self.ledger.unpaired["streams (SSE, NDJSON) read, not compared"] += 1
             return []
@@ -203,6 +203,9 @@ class Engine:
         mapped = pairing.query_to_oracle(query)
         if mapped:
             url += "?" + mapped
+        signed = pairing.forward.get(str(request.url))
+        if isinstance(signed, str) and signed.startswith(side.oracle.base_url):
+            url = signed  # a URL the target handed out (signed upload or download): the oracle's own
         try:
             answer = side.oracle.send(httpx.Request(request.method, url, headers=headers, content=content))
         except httpx.HTTPError:

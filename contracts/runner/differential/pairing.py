@@ -132,7 +132,9 @@ class Pairing:
         return _mapped(value, self.back, self.oracle_base, self.target_base)
 
     def path_to_oracle(self, path: str) -> str:
-        return "/".join(quote(str(self.forward.get(unquote(s), unquote(s))), safe="~@:") for s in path.split("/"))
+        """A raw (percent-encoded) path with each paired segment replaced; the others kept as sent."""
+        return "/".join(quote(str(self.forward[unquote(s)]), safe="~@:") if unquote(s) in self.forward else s
+                        for s in path.split("/"))  # fmt: skip
 
     def query_to_oracle(self, query: str) -> str:
         if not query:
