@@ -138,11 +138,11 @@ def resolve(env: dict[str, str] | None = None) -> Target:
         from mock_server.app import create_app
 
         server = LiveServer(create_app()).__enter__()
-        target = Target(server.url, "", control=True, server=server)
+        target = Target(_front(server.url, env), "", control=True, server=server)
         _prepare_mock(target)
         return target
     control = has_control_surface(url)
-    target = Target(url, env.get("BW_PAT", ""), control=control)
+    target = Target(_front(url, env), env.get("BW_PAT", ""), control=control)
     if control and not target.pat:
         _prepare_mock(target)
     elif not target.pat:
@@ -151,3 +151,11 @@ def resolve(env: dict[str, str] | None = None) -> Target:
         if env.get(name):
             target.tokens[role] = env[name]
     return target
+
+
+def _front(url: str, env: dict[str, str]) -> str:
+    """Differential mode: the oracle's front before the target (docs/differential.md)."""
+    from contracts.runner import differential
+
+    credentials = {k: v for k, v in env.items() if k == "BW_PAT" and v}
+    return differential.through_front(os.environ.get("HARNESS_CONTRACT_API") or "benchwright", url, credentials)

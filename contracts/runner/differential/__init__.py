@@ -1,9 +1,10 @@
 """Differential drift detection: the mock as oracle (docs/differential.md).
 
 On (`harness-contract --differential`, `HARNESS_CONTRACT_DIFFERENTIAL=1`, `make contract DIFF=1`),
-every client the suite reaches its target with (`Session.client()`, `SuiteClient`) sends each
-request to the target and, through `DifferentialTransport`, to an oracle: a fresh mock of the same
-API. Differences are kept per engine and rendered by `section()` into the drift report.
+the run's target URL is an HTTP front (`through_front`) that sends each request to the target and to an
+oracle, a fresh mock of the same API, so every client the suites use goes through it; a client built
+on the target's own URL (`Session.client()`, `SuiteClient`) routes through `DifferentialTransport`
+instead. Differences are kept per engine and rendered by `section()` into the drift report.
 """
 
 from __future__ import annotations
@@ -15,13 +16,33 @@ import httpx
 
 ENV = "HARNESS_CONTRACT_DIFFERENTIAL"
 _ENGINES: dict[tuple[str, str], Any] = {}
+_FRONTS: dict[str, Any] = {}  # front URL -> its engine
 
 
 def enabled() -> bool:
     return os.environ.get(ENV, "").lower() in ("1", "true", "yes")
 
 
-def engine_for(api: str, base_url: str, credentials: dict[str, str] | None = None) -> Any:
+def through_front(api: str, base_url: str, credentials: dict[str, str] | None = None) -> str:
+    """The URL a run's clients reach the target through in differential mode: an HTTP front (`Front`) that
+    passes every request, whatever client sends it (schemathesis, a stream reader, a setup call), to the
+    target and to the oracle. `base_url` itself when the mode is off."""
+    if not enabled():
+        return base_url
+    from contracts.runner.target import LiveServer
+
+    from .front import Front
+
+    engine = engine_for(api, base_url, credentials, adopt_credentials=False)
+    if engine.front is None:
+        engine.front = LiveServer(Front(engine, base_url)).__enter__()
+        _FRONTS[engine.front.url] = engine
+    return engine.front.url
+
+
+def engine_for(
+    api: str, base_url: str, credentials: dict[str, str] | None = None, adopt_credentials: bool = True
+) -> Any:
     """The run's engine for `api` at `base_url` (one per target, its oracles started on first use)."""
     from contracts.apis import contract
     from contracts.runner.http import curl
@@ -42,6 +63,7 @@ def engine_for(api: str, base_url: str, credentials: dict[str, str] | None = Non
             clock_scale=scale,
             curl=lambda request: _redact(curl(request)),
             redact=_redact,
+            adopt_credentials=adopt_credentials,
         )
         for side in engine.sides:
             side.oracle.catch_up(now)
@@ -51,7 +73,7 @@ def engine_for(api: str, base_url: str, credentials: dict[str, str] | None = Non
 
 def wrap(session: Any, inner: httpx.BaseTransport) -> httpx.BaseTransport:
     """`Session.client()`'s transport, routed through the oracle when differential mode is on."""
-    if not enabled():
+    if not enabled() or session.base_url.rstrip("/") in _FRONTS:  # behind a front, every request is seen there
         return inner
     from .transport import DifferentialTransport
 
@@ -60,7 +82,7 @@ def wrap(session: Any, inner: httpx.BaseTransport) -> httpx.BaseTransport:
 
 def client_transport(base_url: str) -> httpx.BaseTransport | None:
     """A transport for a client built on a bare URL (`SuiteClient`): None when differential mode is off."""
-    if not enabled():
+    if not enabled() or base_url.rstrip("/") in _FRONTS:
         return None
     from .transport import DifferentialTransport
 

@@ -77,6 +77,11 @@ class Answer:
         return f"{self.status} {self.media} {text[:2000]}".strip()
 
 
+@dataclass(eq=False)
+class InFlight:
+    overlapped: bool = False
+
+
 @dataclass
 class Side:
     """One oracle and how the target's values map onto it."""
@@ -129,6 +134,8 @@ class Engine:
         self.runs: dict[str, int] = defaultdict(int)
         self.lock = threading.RLock()
         self.finished = False
+        self.in_flight: list[InFlight] = []
+        self.front: Any = None  # the HTTP front serving this engine, if any (`differential.through_front`)
         self.exchange: tuple[frozenset[str], bool] = (frozenset(), False)  # (values the client sent, owned)
 
     @property
@@ -136,11 +143,27 @@ class Engine:
         return self.sides[0]
 
     # -- one exchange -------------------------------------------------------------------
-    def observe(self, request: httpx.Request, response: httpx.Response) -> list[Difference]:
+    def begin(self) -> InFlight:
+        """An exchange on its way to the target: it and every other one in flight are concurrent."""
+        mine = InFlight()
         with self.lock:
-            return self._observe(request, response)
+            if self.in_flight:
+                mine.overlapped = True
+                for other in self.in_flight:
+                    other.overlapped = True
+            self.in_flight.append(mine)
+        return mine
 
-    def _observe(self, request: httpx.Request, response: httpx.Response) -> list[Difference]:
+    def end(self, exchange: InFlight) -> None:
+        with self.lock:
+            self.in_flight.remove(exchange)
+
+    def observe(self, request: httpx.Request, response: httpx.Response, concurrent: bool = False) -> list[Difference]:
+        with self.lock:
+            found = self._observe(request, response, concurrent)
+            return found
+
+    def _observe(self, request: httpx.Request, response: httpx.Response, concurrent: bool = False) -> list[Difference]:
         path = request.url.raw_path.decode("ascii").partition("?")[0]  # as sent: segments decode once, below
         query = request.url.query.decode() if isinstance(request.url.query, bytes) else str(request.url.query)
         if request.url.path.startswith("/__mock"):
@@ -187,6 +210,9 @@ class Engine:
             return []
         if len(answers) > 1 and answers[1] is not None:  # a first read, or any write: the shadow answered too
             self._learn_volatile(learning, op, oracle, answers[1])
+        if concurrent:
+            self.ledger.unpaired["exchanges served concurrently with another (their order is unknown)"] += 1
+            return []
         self.ledger.compared += 1
         self.exchange = (frozenset(chosen), eligible)
         learned = len(answers) > 1
@@ -417,6 +443,8 @@ class Engine:
                     )
                 for side in self.sides:
                     side.oracle.close()
+                if self.front is not None:
+                    self.front.__exit__(None, None, None)
             return self.ledger.items()
 
 

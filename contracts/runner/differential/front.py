@@ -20,9 +20,9 @@ NOT_RELAYED = frozenset({"content-length", "transfer-encoding", "connection", "c
 class Front:
     def __init__(self, engine: Engine, target_base: str) -> None:
         self.engine = engine
-        self.client = httpx.Client(
-            base_url=target_base.rstrip("/"), transport=DifferentialTransport(engine), timeout=60.0
-        )
+        self.target = httpx.URL(target_base.rstrip("/"))
+        # the transport itself, not a client: no cookie jar, no redirects, the request exactly as sent
+        self.transport = DifferentialTransport(engine, httpx.HTTPTransport())
         self.state = type("State", (), {})()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -36,9 +36,14 @@ class Front:
                 break
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
         headers = [(k, v) for k, v in headers if k.lower() not in DROPPED] + [("accept-encoding", "identity")]
-        url = scope["path"] + (f"?{scope['query_string'].decode()}" if scope.get("query_string") else "")
-        request = self.client.build_request(scope["method"], url, headers=headers, content=bytes(body))
-        response = await anyio.to_thread.run_sync(lambda: self.client.send(request, stream=True))
+        raw = scope.get("raw_path") or scope["path"].encode()
+        if scope.get("query_string"):
+            raw += b"?" + scope["query_string"]
+        request = httpx.Request(
+            scope["method"], self.target.copy_with(raw_path=raw), headers=headers, content=bytes(body)
+        )
+        request.extensions["timeout"] = httpx.Timeout(60.0).as_dict()
+        response = await anyio.to_thread.run_sync(self.transport.handle_request, request)
         raw = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in response.headers.multi_items()]
         raw = [(k, v) for k, v in raw if k.decode() not in NOT_RELAYED]
         if response.is_stream_consumed or hasattr(response, "_content"):
@@ -60,4 +65,4 @@ class Front:
         await send({"type": "http.response.body", "body": b""})
 
     def close(self) -> None:
-        self.client.close()
+        self.transport.close()
