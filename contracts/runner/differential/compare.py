@@ -117,6 +117,8 @@ class Comparison:
         if self.error and name in ERROR_TEXT:
             return 0
         if timestamp(t) is not None and timestamp(o) is not None:
+            if _spelling(t) != _spelling(o):  # the same instant may differ; its RFC 3339 spelling may not
+                self.diffs.append(Diff(path, "timestamp format", t, o))
             return 0  # by order and difference, in `_timestamps`
         if is_id_name(name):
             if self.known(t) or self.known(o):
@@ -127,6 +129,9 @@ class Comparison:
                 self.diffs.append(Diff(path, "value", t, o))  # a link to another scheme, host or kind of place
             else:
                 self.unpaired += 1
+            return 0
+        if isinstance(t, int) != isinstance(o, int):  # an integer where the oracle has a fraction, or back
+            self.diffs.append(Diff(path, "type", t, o))
             return 0
         if isinstance(t, float | int) and isinstance(o, float | int):
             slack = _duration_slack(name, o)
@@ -244,6 +249,11 @@ def _url_shape(value: Any) -> tuple[str, ...] | None:
         return None
     parts = urlsplit(value)
     return (parts.scheme, parts.netloc, str(len(parts.path.rstrip("/").split("/"))))
+
+
+def _spelling(value: str) -> str:
+    """A timestamp with its digits masked: `0000-00-00T00:00:00.000000+00:00`."""
+    return re.sub(r"\d", "0", value)
 
 
 def _duration_slack(name: str | None, oracle: float) -> float:

@@ -45,6 +45,11 @@ WRITES = frozenset({"POST", "PUT", "PATCH"})
 SHADOW_RUNS = 3  # reads per operation and status also sent to the shadow oracle (volatility learning)
 CREDENTIAL_HEADERS = ("authorization", "x-api-key", "api-key", "cookie")
 HOP = frozenset({"host", "content-length", "connection", "accept-encoding", "transfer-encoding"})
+# what the HTTP layer adds or the media type covers: never compared as headers
+TRANSPORT_HEADERS = frozenset(
+    {"content-length", "connection", "transfer-encoding", "date", "server", "keep-alive", "content-type",
+     "content-encoding", "vary"}
+)  # fmt: skip
 
 
 @dataclass
@@ -368,7 +373,9 @@ class Engine:
         out: list[tuple[str, str]] = []
         pairing = self.oracle.pairing
         credential = "|".join(request.headers.get(h, "") for h in CREDENTIAL_HEADERS)
-        for name in documented:
+        # the documented headers, then any other either side sent (a deprecation notice, a cache policy)
+        sent = sorted((target.headers.keys() | oracle.headers.keys()) - set(documented) - TRANSPORT_HEADERS)
+        for name in [*documented, *sent]:
             t, o = target.headers.get(name), oracle.headers.get(name)
             if (t is None) != (o is None):
                 out.append(
@@ -381,6 +388,9 @@ class Engine:
             if t is None or o is None or volatile(("header", name)):
                 continue
             if name == "etag":
+                if t.startswith("W/") != o.startswith("W/"):
+                    out.append(("header", f"etag: {'weak' if t.startswith('W/') else 'strong'}, the oracle's "
+                                          f"{'weak' if o.startswith('W/') else 'strong'}"))  # fmt: skip
                 out += self._etag(request, path, query, target, oracle)
             elif "remaining" in name:
                 out += self._countdown(request, credential, name, t, o)
