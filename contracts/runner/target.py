@@ -78,20 +78,12 @@ class Target:
 
     def mint(self, scopes: list[str], **body: Any) -> str:
         """A token from the control surface (mock targets only)."""
-        response = self.post("/__mock/tokens", json={"scopes": scopes, **body})
+        response = httpx.post(f"{self.base_url}/__mock/tokens", json={"scopes": scopes, **body}, timeout=10)
         response.raise_for_status()
         return response.json()["token"]
 
     def control_post(self, path: str, body: dict[str, Any] | None = None) -> httpx.Response:
-        return self.post(f"/__mock{path}", json=body or {})
-
-    def post(self, path: str, **kwargs: Any) -> httpx.Response:
-        """A setup call; in differential mode made on the oracle too, so what it mints is paired."""
-        from contracts.runner import differential
-
-        transport = differential.client_transport(self.base_url)
-        with httpx.Client(base_url=self.base_url, timeout=10, transport=transport) as http:
-            return http.post(path, **kwargs)
+        return httpx.post(f"{self.base_url}/__mock{path}", json=body or {}, timeout=10)
 
     def control_delete(self, path: str) -> httpx.Response:
         return httpx.delete(f"{self.base_url}/__mock{path}", timeout=10)
@@ -128,7 +120,9 @@ def _prepare_mock(target: Target) -> None:
         "value": "sk-or-contract-suite",
         "rules": [{"host_pattern": "openrouter.ai", "inject_kind": "bearer", "inject_target": "Authorization"}],
     }
-    target.post("/v1/secrets", json=secret, headers={"Authorization": f"Bearer {target.pat}"})
+    httpx.post(
+        f"{target.base_url}/v1/secrets", json=secret, timeout=10, headers={"Authorization": f"Bearer {target.pat}"}
+    )
 
 
 def resolve(env: dict[str, str] | None = None) -> Target:
