@@ -129,9 +129,6 @@ def current(api: str | None = None) -> Session:
         url, env, server = _embedded(spec.mock or name)
         embedded = True
     live = not embedded
-    from . import differential  # differential mode: the suites reach the target through the oracle's front
-
-    url = differential.through_front(name, url, env)
     policy = RunPolicy(
         live=live,
         allow_spend=flag("HARNESS_CONTRACT_ALLOW_SPEND"),

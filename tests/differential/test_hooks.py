@@ -41,9 +41,9 @@ def test_session_client_compares_with_the_oracle_and_the_report_shows_it(differe
     """C-36: a context write moves the version by one. Written to the target behind the suite's back, the
     context the suite then reads disagrees with the oracle's: behavioural drift under the operation's claims."""
     target = session.current("bench")
-    engine = differential._FRONTS[target.base_url]  # the run reaches its target through the oracle's front
-    direct = engine.target_base
+    direct = target.base_url
     with target.client() as http:
+        assert isinstance(http._transport, DifferentialTransport)
         assert http.get("/api/ai-systems/123/context", headers=KEY).status_code == 200
         context = httpx.get(f"{direct}/api/ai-systems/123/context", headers=KEY).json()["context"]
         source = {
@@ -60,6 +60,7 @@ def test_session_client_compares_with_the_oracle_and_the_report_shows_it(differe
         )
         assert written.status_code == 200, written.text
         assert http.get("/api/ai-systems/123/context", headers=KEY).status_code == 200
+    engine = differential._ENGINES[("bench", target.base_url)]
     assert engine.ledger.compared == 2
     found = [d for d in engine.ledger.items() if d.operation == "GET /api/ai-systems/{id}/context"]
     assert any("context/version" in d.detail for d in found), [d.line() for d in found]
@@ -70,16 +71,17 @@ def test_session_client_compares_with_the_oracle_and_the_report_shows_it(differe
     assert "bench_dev_key_growth" not in section  # credentials redacted
 
 
-def test_a_client_on_the_target_itself_routes_through_the_oracle(differential_mode):
-    """`SuiteClient` (and `Session.client()`) built on the target's own URL, not the front, send through
-    `DifferentialTransport`; on the front's URL they send plainly, the front seeing every request."""
+def test_suite_client_and_the_front_route_through_the_oracle(differential_mode):
+    """`SuiteClient` on the target's URL sends through `DifferentialTransport`; behind the HTTP front
+    (Benchwright's target, `differential.through_front`) it sends plainly to the front, which sees it."""
     target = session.current("bench")
-    engine = differential._FRONTS[target.base_url]
-    client = SuiteClient(engine.target_base, Policy(live=False), token="bench_dev_key_growth")
-    through_front = SuiteClient(target.base_url, Policy(live=False), token="bench_dev_key_growth")
+    front = differential.through_front("bench", target.base_url)
+    engine = differential._ENGINES[("bench", target.base_url)]
+    client = SuiteClient(target.base_url, Policy(live=False), token="bench_dev_key_growth")
+    through_front = SuiteClient(front, Policy(live=False), token="bench_dev_key_growth")
     try:
         assert isinstance(client.http._transport, DifferentialTransport)
-        assert not isinstance(through_front.http._transport, DifferentialTransport)
+        assert through_front.http._transport.front == front  # the front sees what is sent to it
         assert client.get("/api/billing/plans").status_code == 200
         assert through_front.get("/api/billing/plans").status_code == 200
     finally:

@@ -73,19 +73,25 @@ def engine_for(
 
 def wrap(session: Any, inner: httpx.BaseTransport) -> httpx.BaseTransport:
     """`Session.client()`'s transport, routed through the oracle when differential mode is on."""
-    if not enabled() or session.base_url.rstrip("/") in _FRONTS:  # behind a front, every request is seen there
+    if not enabled():
         return inner
     from .transport import DifferentialTransport
 
+    base = session.base_url.rstrip("/")
+    if base in _FRONTS:  # behind a front, which sees the client's requests; an absolute URL elsewhere (a
+        # presigned upload the target named with its own address) is seen here
+        return DifferentialTransport(_FRONTS[base], inner, front=base)
     return DifferentialTransport(engine_for(session.api, session.base_url, session.env), inner)
 
 
 def client_transport(base_url: str) -> httpx.BaseTransport | None:
     """A transport for a client built on a bare URL (`SuiteClient`): None when differential mode is off."""
-    if not enabled() or base_url.rstrip("/") in _FRONTS:
+    if not enabled():
         return None
     from .transport import DifferentialTransport
 
+    if base_url.rstrip("/") in _FRONTS:
+        return DifferentialTransport(_FRONTS[base_url.rstrip("/")], front=base_url.rstrip("/"))
     api = os.environ.get("HARNESS_CONTRACT_API", "")
     return DifferentialTransport(engine_for(api, base_url))
 

@@ -143,6 +143,11 @@ class Engine:
         self.front: Any = None  # the HTTP front serving this engine, if any (`differential.through_front`)
         self.exchange: tuple[frozenset[str], bool] = (frozenset(), False)  # (values the client sent, owned)
 
+    def serve_as(self, public: str) -> None:
+        """The target is reached at `public` (an HTTP front): its answers' URLs name that base."""
+        for side in self.sides:
+            side.pairing.target_base = public.rstrip("/")
+
     @property
     def oracle(self) -> Side:
         return self.sides[0]

@@ -13,16 +13,33 @@ import httpx
 from .engine import Engine
 from .transport import DifferentialTransport
 
-DROPPED = frozenset({"host", "content-length", "transfer-encoding", "connection", "accept-encoding"})
+DROPPED = frozenset({"content-length", "transfer-encoding", "connection", "accept-encoding"})
 NOT_RELAYED = frozenset({"content-length", "transfer-encoding", "connection", "content-encoding"})
+
+
+class ToTarget(httpx.BaseTransport):
+    """Sends a request addressed to the front on to the target, its `Host` kept: the target's absolute
+    URLs (links, `Location`, signed upload and download URLs) then name the front, so a client that
+    follows them stays in view."""
+
+    def __init__(self, target: httpx.URL) -> None:
+        self.target = target
+        self.inner = httpx.HTTPTransport()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        request.url = request.url.copy_with(scheme=self.target.scheme, host=self.target.host, port=self.target.port)
+        return self.inner.handle_request(request)
+
+    def close(self) -> None:
+        self.inner.close()
 
 
 class Front:
     def __init__(self, engine: Engine, target_base: str) -> None:
         self.engine = engine
-        self.target = httpx.URL(target_base.rstrip("/"))
         # the transport itself, not a client: no cookie jar, no redirects, the request exactly as sent
-        self.transport = DifferentialTransport(engine, httpx.HTTPTransport())
+        self.transport = DifferentialTransport(engine, ToTarget(httpx.URL(target_base.rstrip("/"))))
+        self.public: str | None = None  # the front's own base URL, as its clients reach it
         self.state = type("State", (), {})()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -39,8 +56,12 @@ class Front:
         raw = scope.get("raw_path") or scope["path"].encode()
         if scope.get("query_string"):
             raw += b"?" + scope["query_string"]
+        if self.public is None:
+            host, port = scope["server"]
+            self.public = f"http://{host}:{port}"
+            self.engine.serve_as(self.public)
         request = httpx.Request(
-            scope["method"], self.target.copy_with(raw_path=raw), headers=headers, content=bytes(body)
+            scope["method"], httpx.URL(self.public).copy_with(raw_path=raw), headers=headers, content=bytes(body)
         )
         request.extensions["timeout"] = httpx.Timeout(60.0).as_dict()
         response = await anyio.to_thread.run_sync(self.transport.handle_request, request)
