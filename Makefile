@@ -16,6 +16,7 @@ SEEDS ?=
 # ALLOW=spend,writes,destructive: the opt-ins against a deployment; MAX_REQUESTS=N: the request budget
 ALLOW ?=
 MAX_REQUESTS ?=
+# DIFF=1: make contract also sends each request to an oracle mock and reports behavioural drift (docs/differential.md)
 # SET='FIELD=VALUE ...': make serve passes each as --set (a config field, e.g. keep_finished_runs=100)
 SET ?=
 
@@ -40,16 +41,17 @@ serve: install
 	$(BIN)/python -m mock_server.serve --host $(HOST) $(if $(API),--api $(API)) $(if $(PORT),--port $(PORT)) $(foreach s,$(SET),--set $(s))
 
 contract: install
-	$(BIN)/harness-contract --profile $(PROFILE) --report-dir reports $(if $(API),--api $(API)) $(if $(SEEDS),--seeds $(SEEDS)) $(if $(ALLOW),--allow $(ALLOW)) $(if $(MAX_REQUESTS),--max-requests $(MAX_REQUESTS))
+	$(BIN)/harness-contract --profile $(PROFILE) --report-dir reports $(if $(API),--api $(API)) $(if $(SEEDS),--seeds $(SEEDS)) $(if $(ALLOW),--allow $(ALLOW)) $(if $(MAX_REQUESTS),--max-requests $(MAX_REQUESTS)) $(if $(DIFF),--differential)
 
 # the stress suite (reports/stress.md): fuzzing, hostile input, races, streams, disclosure, uptime;
 # SHORT=1 for the CI size (tests/stress runs it in make test), API=NAME for one API
 stress: install
 	$(BIN)/python -m mock_server.stress $(if $(SHORT),--short) $(if $(API),--api $(API)) --out reports/stress.md
 
-# the validating proxy in front of UPSTREAM (API=NAME, default benchwright; RECORD=FILE records the session)
+# the validating proxy in front of UPSTREAM (API=NAME, default benchwright; RECORD=FILE records the session;
+# ORACLE=1 also compares each answer with an oracle mock's, docs/differential.md)
 proxy: install
-	$(BIN)/python -m contracts.proxy --api $(or $(API),benchwright) --upstream $(UPSTREAM) --host $(HOST) $(if $(PORT),--port $(PORT)) $(if $(RECORD),--record $(RECORD))
+	$(BIN)/python -m contracts.proxy --api $(or $(API),benchwright) --upstream $(UPSTREAM) --host $(HOST) $(if $(PORT),--port $(PORT)) $(if $(RECORD),--record $(RECORD)) $(if $(ORACLE),--oracle)
 
 # dist/benchmark_api_harness-<version>-py3-none-any.whl: the harness as a dependency (docs/packaging.md)
 .PHONY: wheel

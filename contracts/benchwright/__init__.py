@@ -20,6 +20,7 @@ CONTRACT = ContractApi(
     conformance=False,  # its own conformance tests send the session cookie and its conventions check
     prepare=prepare,
     role_envs=ROLE_ENVS,
+    differential_front=True,
 )
 
 from .crawl import CRAWL  # noqa: E402  (the crawl's hooks, read by `contracts.runner.crawl`)

@@ -60,6 +60,7 @@ class ProxyApp:
         log: str | Path | None = "reports/proxy-drift",
         doc: dict[str, Any] | None = None,
         timeout: float = 60.0,
+        oracle: bool = False,
     ) -> None:
         from mock_server.apis import bundle
 
@@ -78,6 +79,11 @@ class ProxyApp:
         self._seq = itertools.count(1)
         self.exchanges: list[Exchange] = []  # kept for tests and the summary: the last 1000
         self.state = type("State", (), {})()
+        self.oracle = None  # `--oracle`: each exchange also compared with an oracle mock's answer
+        if oracle:
+            from contracts.runner.differential.proxy import ProxyOracle
+
+            self.oracle = ProxyOracle(api, self.upstream)
 
     @property
     def client(self) -> httpx.AsyncClient:
@@ -91,6 +97,9 @@ class ProxyApp:
         if self._client is not None:
             await self._client.aclose()
             self._client = None
+        if self.oracle is not None:
+            self.oracle.close()
+            self.oracle = None
         if self.log is not None:
             self.log.close()
 
@@ -160,6 +169,8 @@ class ProxyApp:
         exchange.violations += self.checker.head(exchange)
         self._learn_response(exchange)
         exchange.violations += self.checker.body(exchange)
+        if self.oracle is not None:
+            exchange.violations += [Violation(c, m) for c, m in await self.oracle.differences(exchange)]
         self._finish(exchange)
         return _response(exchange, relayed, exchange.response_body)
 

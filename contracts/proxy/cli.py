@@ -23,13 +23,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--record", default=None, help="write every exchange, redacted, to this JSONL file")
     parser.add_argument("--log", default="reports/proxy-drift", help="drift log stem: STEM.md and STEM.jsonl")
     parser.add_argument("--log-level", default="warning")
+    parser.add_argument("--oracle", action="store_true", help="also compare each answer with an oracle mock's")
     args = parser.parse_args(argv)
 
     import uvicorn
 
     from .app import ProxyApp
 
-    app = ProxyApp(args.api, args.upstream, record=args.record, log=args.log)
+    app = ProxyApp(args.api, args.upstream, record=args.record, log=args.log, oracle=args.oracle)
     print(f"proxy for {args.api}: http://{args.host}:{args.port} -> {args.upstream}", flush=True)
     print(f"drift log: {args.log}.md, {args.log}.jsonl" + (f"; recording: {args.record}" if args.record else ""))
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, access_log=False)

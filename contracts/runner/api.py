@@ -31,6 +31,9 @@ class ContractApi:
     prepare: Callable[[Any], None] | None = None
     # extra credentials by role, and the variable that gives each on a deployment ("readonly": "BW_PAT_READONLY")
     role_envs: dict[str, str] = field(default_factory=dict)
+    # differential mode: reach the target through the oracle's HTTP front, for suites whose clients (schemathesis,
+    # stream readers) do not all go through `Session.client()` / `SuiteClient`
+    differential_front: bool = False
 
     def claim_list(self) -> list[Claim]:
         values = self.claims.values() if isinstance(self.claims, dict) else self.claims

@@ -88,6 +88,9 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     seeds.add_argument("--seeds", type=int, metavar="N", help="run everything with seeds 1..N in a row")
     parser.add_argument("--report-dir", default="reports")
     parser.add_argument("-k", dest="keyword", help="only checks matching this pytest -k expression")
+    parser.add_argument(
+        "--differential", action="store_true", help="also send each request to an oracle mock and compare the answers"
+    )
     return parser
 
 
@@ -117,6 +120,8 @@ def _environment(args: argparse.Namespace, name: str) -> dict[str, str]:
         env["HARNESS_CONTRACT_MAX_REQUESTS"] = str(args.max_requests)
     if args.seed is not None:
         env["HARNESS_CONTRACT_SEED"] = str(args.seed)
+    if args.differential:
+        env["HARNESS_CONTRACT_DIFFERENTIAL"] = "1"
     env.update(contract(name).extra_env)
     return env
 
@@ -160,6 +165,10 @@ def run_one(args: argparse.Namespace, name: str, report_dir: Path) -> int:
     url = os.environ.get(spec.url_env)
     drift = report.DriftReport(report_dir / "drift-report.md", f"{name}: {url or 'embedded mock'}", api=name)
     code = pytest.main(pytest_args, plugins=[drift])
+    from contracts.runner import differential
+
+    if differential.finish() and code == 0:  # behavioural drift is drift
+        code = 1
     print(f"\n[{name}] Drift report: {report_dir / 'drift-report.md'}   JUnit: {report_dir / 'junit.xml'}")
     return 0 if code == 0 else 1 if code == 1 else 2
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 
+from contracts.runner import differential
 from contracts.runner.pacing import PacedTransport, Pacer
 from contracts.runner.safety import RunPolicy
 
@@ -42,7 +43,8 @@ class SuiteClient:
         self.policy = policy
         self.pacer = pacer or Pacer()
         self.token = token
-        self.http = httpx.Client(base_url=base_url, timeout=timeout, transport=PacedTransport(policy, self.pacer))
+        transport = differential.client_transport(base_url, PacedTransport(policy, self.pacer))
+        self.http = httpx.Client(base_url=base_url, timeout=timeout, transport=transport)
 
     def with_token(self, token: str | None) -> SuiteClient:
         return SuiteClient(str(self.http.base_url), self.policy, token, pacer=self.pacer)

@@ -178,6 +178,9 @@ class DriftReport:
             ]
             lines += [f"| {label} | {count} |" for label, count in sorted(CASES.items())]
             lines.append("")
+        from contracts.runner import differential
+
+        lines += differential.section()  # "Behavioural drift", when a differential session ran
         if self.coverage is not None:
             lines += self.coverage.render()
         if self.skipped:

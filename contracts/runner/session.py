@@ -28,6 +28,7 @@ from typing import Any
 
 import httpx
 
+from . import differential
 from .pacing import PacedTransport, Pacer
 from .safety import RunPolicy
 from .target import LiveServer, has_control_surface
@@ -81,7 +82,8 @@ class Session:
         return httpx.Client(base_url=self.base_url, transport=self.transport(), **kwargs)
 
     def transport(self) -> httpx.BaseTransport:
-        return PacedTransport(self.policy, self.pacer)
+        """Paced and budgeted; in differential mode also observed by the oracle (`contracts.runner.differential`)."""
+        return differential.wrap(self, PacedTransport(self.policy, self.pacer))
 
     def missing_role(self, role: str) -> str:
         """Why a check needing the credential of `role` cannot run here."""
@@ -148,6 +150,9 @@ def resolve(name: str, environ: dict[str, str] | None = None) -> Session:
         if missing and not (control and spec.prepare):
             where = "the mock printed none" if control else "the deployment has no control surface to mint one"
             raise SystemExit(f"{spec.url_env} is set: {', '.join(missing)} must be set too ({where})")
+    if spec.differential_front:  # differential mode: every client reaches the target through the oracle's front
+        # (the URL itself when the mode is off), so what the suite mints and sends is seen by both sides
+        url = differential.through_front(name, url, {k: v for k, v in env.items() if k in spec.credential_envs})
     session = Session(name, url, control, env, RunPolicy.from_env(live=not control, env=environ), server=server)
     session.roles = dict(spec.role_envs)
     if control and spec.prepare:

@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
+from contracts.runner import differential
 from contracts.runner.session import current
 from mock_server.apis import bundle
 from mock_server.engine.spec import iter_operations
@@ -35,7 +36,10 @@ def target() -> Any:
 def http(target) -> Iterator[Any]:
     """The runner's budgeted client; on the embedded mock a plain one, since its 429s are in simulated
     time (a poll sooner than `check_again_seconds`) and waiting them out in real time would gain nothing."""
-    client = httpx.Client(base_url=target.base_url, timeout=30.0) if target.embedded else target.client()
+    plain = differential.wrap(target, httpx.HTTPTransport())  # differential mode: also to the oracle
+    client = (
+        httpx.Client(base_url=target.base_url, timeout=30.0, transport=plain) if target.embedded else target.client()
+    )
     yield client
     client.close()
 

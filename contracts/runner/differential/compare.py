@@ -1,0 +1,269 @@
+"""Two JSON answers, one from the target and one from the oracle (already in the target's terms,
+`Pairing.to_target`), compared field by field: the same fields, the same types, the same values.
+
+What is not compared by value:
+- volatile paths (learned, or marked `x-volatile` in the spec): skipped;
+- id-like fields neither side could pair (`Pairing`): counted as unpaired;
+- timestamps (RFC 3339 date-times): by order and difference with their sibling timestamps
+  (`created_at <= updated_at`, `expires_at - created_at` the same TTL on both sides);
+- lifecycle fields (`status`, `state` of an object with an id): by the sequence of states
+  observed, at the end of the session (`lifecycle.Lifecycles`);
+- an error's human text (`message`, `detail` of a 4xx/5xx): by type;
+- durations counted from each side's own timer (`*_seconds`, `*_ms`, `retry_after`): within two
+  seconds and 5%.
+
+Lists of objects with ids compare on their paired rows: presence, order and the counts beside
+them (a `total` less the unpaired rows on each side).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+from .pairing import SECRET_NAME, is_id_name, row_key, row_keys
+
+Path = tuple[str, ...]
+TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?$")
+LIFECYCLE_NAMES = frozenset({"status", "state"})
+ERROR_TEXT = frozenset({"message", "detail"})
+COUNT_NAMES = frozenset({"total", "count", "total_count", "totalCount", "total_items", "totalItems"})
+DURATION = re.compile(r"(?:seconds|Seconds|_secs|_ms|Ms|retry_after|retryAfter)$")
+TIME_TOLERANCE = 2.0  # seconds, plus 1% of the oracle's interval
+
+
+@dataclass
+class Diff:
+    path: Path
+    kind: str  # missing | extra | type | value | length | order | presence | repeated rows | timestamp | reference
+    target: Any = None
+    oracle: Any = None
+
+    @property
+    def where(self) -> str:
+        return "/".join(self.path) or "(body)"
+
+    def describe(self) -> str:
+        if self.path and SECRET_NAME.search(self.path[-1]):  # a credential's value never reaches a report
+            return f"{self.where}: {self.kind}: the two values differ (redacted)"
+        return f"{self.where}: {self.kind}: target {_short(self.target)}, oracle {_short(self.oracle)}"
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def timestamp(value: Any) -> datetime | None:
+    if not isinstance(value, str) or not TIMESTAMP.match(value):
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def _type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if value is None:
+        return "null"
+    return type(value).__name__
+
+
+@dataclass
+class Comparison:
+    """One comparison of two bodies; `diffs` and the unpaired count are its result."""
+
+    volatile: Callable[[Path], bool]
+    known: Callable[[Any], bool]  # a target value the pairing holds (so a mismatch is drift)
+    error: bool = False  # the answers are errors: their human text compares by type
+    lifecycle: Callable[[Path, Any, Any, Any], None] | None = None  # (path, resource id, target, oracle)
+    diffs: list[Diff] = field(default_factory=list)
+    unpaired: int = 0
+
+    chosen: frozenset[str] = frozenset()  # what the client sent: never made up, so compared by value
+    owned: bool = False  # the answer is all this session's (a create, a read below one): no row is unpaired
+    counts: list[tuple[Path, int, int]] = field(default_factory=list)
+    balance: int = 0  # target rows unpaired less oracle rows unpaired, over the whole body
+
+    def run(self, target: Any, oracle: Any) -> Comparison:
+        self.compare(target, oracle, ())
+        for path, t, o in self.counts:  # the same totals once each side's unpaired rows are set aside
+            if t - o != self.balance:
+                self.diffs.append(Diff(path, "value", t, o))
+        return self
+
+    def compare(self, t: Any, o: Any, path: Path, name: str | None = None) -> int:
+        """Compare at `path`; returns the rows left unpaired below it (for the counts beside a list)."""
+        if self.volatile(path):
+            return 0
+        if _type(t) != _type(o):
+            if timestamp(t) is None or timestamp(o) is None:
+                self.diffs.append(Diff(path, "type", t, o))
+            return 0
+        if isinstance(t, dict):
+            return self._dict(t, o, path)
+        if isinstance(t, list):
+            return self._list(t, o, path, name)
+        if t == o:
+            return 0
+        if self.error and name in ERROR_TEXT:
+            return 0
+        if timestamp(t) is not None and timestamp(o) is not None:
+            if _spelling(t) != _spelling(o):  # the same instant may differ; its RFC 3339 spelling may not
+                self.diffs.append(Diff(path, "timestamp format", t, o))
+            return 0  # by order and difference, in `_timestamps`
+        if is_id_name(name):
+            if self.known(t) or self.known(o):
+                self.diffs.append(Diff(path, "reference", t, o))
+            elif str(t) in self.chosen or str(o) in self.chosen or str(t).casefold() == str(o).casefold():
+                self.diffs.append(Diff(path, "value", t, o))  # the client's own value, or the same one respelled
+            elif _url_shape(t) != _url_shape(o):
+                self.diffs.append(Diff(path, "value", t, o))  # a link to another scheme, host or kind of place
+            else:
+                self.unpaired += 1
+            return 0
+        if isinstance(t, int) != isinstance(o, int):  # an integer where the oracle has a fraction, or back
+            self.diffs.append(Diff(path, "type", t, o))
+            return 0
+        if isinstance(t, float | int) and isinstance(o, float | int):
+            slack = _duration_slack(name, o)
+            if abs(t - o) <= max(1e-9 * max(abs(t), abs(o)), slack):
+                return 0
+        self.diffs.append(Diff(path, "value", t, o))
+        return 0
+
+    def _dict(self, t: dict[str, Any], o: dict[str, Any], path: Path) -> int:
+        for key in t.keys() - o.keys():
+            if not self.volatile((*path, key, "#field")):
+                self.diffs.append(Diff((*path, key), "extra", t[key], None))
+        for key in o.keys() - t.keys():
+            if not self.volatile((*path, key, "#field")):
+                self.diffs.append(Diff((*path, key), "missing", None, o[key]))
+        below = 0
+        ident = next((t[k] for k in ("id", "uuid", "slug") if k in t), None)
+        for key in t.keys() & o.keys():
+            if key in COUNT_NAMES and isinstance(t[key], int) and isinstance(o[key], int):
+                if not self.volatile((*path, key)):
+                    self.counts.append(((*path, key), t[key], o[key]))
+                continue
+            if (
+                key in LIFECYCLE_NAMES
+                and self.lifecycle is not None
+                and ident is not None
+                and isinstance(t[key], str)
+                and isinstance(o[key], str)
+                and not self.volatile((*path, key))
+            ):
+                self.lifecycle((*path, key), ident, t[key], o[key])
+                continue
+            below += self.compare(t[key], o[key], (*path, key), key)
+        self._timestamps(t, o, path)
+        return below
+
+    def _list(self, t: list[Any], o: list[Any], path: Path, name: str | None) -> int:
+        key = row_key(t) or row_key(o)
+        item = (*path, "*")
+        if key is None:
+            if len(t) != len(o):
+                self.diffs.append(Diff(path, "length", len(t), len(o)))
+            for a, b in zip(t, o, strict=False):
+                self.compare(a, b, item, name)
+            return 0
+        theirs = {row.get(key): row for row in o if isinstance(row, dict)}
+        mine = {row.get(key): row for row in t if isinstance(row, dict)}
+        repeated = (sum(isinstance(r, dict) for r in t) - len(mine), sum(isinstance(r, dict) for r in o) - len(theirs))
+        if repeated[0] != repeated[1]:
+            self.diffs.append(Diff(path, "repeated rows", repeated[0], repeated[1]))
+        if not mine.keys() & theirs.keys():  # the same ids in another type (`"7"` for `7`): compared, not unpaired
+            spelled = {str(k): k for k in theirs}
+            theirs = {k: theirs[spelled[str(k)]] for k in mine if str(k) in spelled} | {
+                k: v for k, v in theirs.items() if str(k) not in {str(m) for m in mine}
+            }
+        common = [k for k in mine if k in theirs]
+        only_t = [k for k in mine if k not in theirs]
+        only_o = [k for k in theirs if k not in mine]
+        only_t, only_o = self._rematch(mine, theirs, only_t, only_o, key, item)
+        membership = not self.volatile((*path, "#presence"))
+        known = (lambda _k: True) if self.owned else self.known
+        for k in only_t:
+            if membership and known(k):
+                self.diffs.append(Diff((*item, str(k)), "presence", "listed", "not listed"))
+        for k in only_o:
+            if membership and known(k):
+                self.diffs.append(Diff((*item, str(k)), "presence", "not listed", "listed"))
+        unpaired_t = sum(1 for k in only_t if not known(k))
+        unpaired_o = sum(1 for k in only_o if not known(k))
+        self.unpaired += unpaired_t + unpaired_o
+        order_o = [k for k in theirs if k in mine]
+        if common != order_o and not self.volatile((*path, "#order")):
+            self.diffs.append(Diff(path, "order", common, order_o))
+        for k in common:
+            self.compare(mine[k], theirs[k], item)
+        self.balance += unpaired_t - unpaired_o
+        return unpaired_t
+
+    def _rematch(self, mine, theirs, only_t, only_o, key, item):
+        """Rows left on both sides that another identifying field matches (the same `slug` under a changed
+        `id`): compared, so the changed id shows as the difference it is."""
+        if not only_t or not only_o:
+            return only_t, only_o
+        rest_t, rest_o = [mine[k] for k in only_t], [theirs[k] for k in only_o]
+        for other in row_keys(rest_t):
+            if other == key or other not in row_keys(rest_o):
+                continue
+            by_other = {row[other]: row for row in rest_o}
+            for row in list(rest_t):
+                match = by_other.pop(row[other], None)
+                if match is not None:
+                    self.compare(row, match, item)
+                    rest_t.remove(row)
+                    rest_o.remove(match)
+        return [r[key] for r in rest_t], [r[key] for r in rest_o]
+
+    def _timestamps(self, t: dict[str, Any], o: dict[str, Any], path: Path) -> None:
+        stamps = []
+        for key in sorted(t.keys() & o.keys()):
+            a, b = timestamp(t[key]), timestamp(o[key])
+            if a is not None and b is not None and not self.volatile((*path, key)):
+                stamps.append((key, a, b))
+        for i, (k1, t1, o1) in enumerate(stamps):
+            for k2, t2, o2 in stamps[i + 1 :]:
+                dt, do = (t2 - t1).total_seconds(), (o2 - o1).total_seconds()
+                if _sign(dt) != _sign(do) and abs(dt - do) > TIME_TOLERANCE:
+                    self.diffs.append(Diff((*path, f"{k1}..{k2}"), "timestamp", f"order {dt:+.0f}s", f"{do:+.0f}s"))
+                elif abs(dt - do) > TIME_TOLERANCE + 0.01 * abs(do):
+                    self.diffs.append(Diff((*path, f"{k1}..{k2}"), "timestamp", f"{dt:+.0f}s", f"{do:+.0f}s"))
+
+
+def _url_shape(value: Any) -> tuple[str, ...] | None:
+    """What two unpaired links must still share: scheme, host and the number of path segments."""
+    if not isinstance(value, str) or not ("://" in value or value.startswith("/")):
+        return None
+    parts = urlsplit(value)
+    return (parts.scheme, parts.netloc, str(len(parts.path.rstrip("/").split("/"))))
+
+
+def _spelling(value: str) -> str:
+    """A timestamp with its digits masked: `0000-00-00T00:00:00.000000+00:00`."""
+    return re.sub(r"\d", "0", value)
+
+
+def _duration_slack(name: str | None, oracle: float) -> float:
+    """A duration counted from when each side's window or timer started (`reset_seconds`, `retry_after`)
+    may differ by the moments the two requests reached each side: two seconds (or ms), and 5%."""
+    if not name or not DURATION.search(name):
+        return 0.0
+    unit = 1000.0 if name.endswith(("ms", "Ms")) else 1.0
+    return 2.0 * unit + 0.05 * abs(oracle)
+
+
+def _sign(value: float) -> int:
+    return (value > 0) - (value < 0)

@@ -1,0 +1,503 @@
+"""The differential engine: each exchange the target answered is replayed on the oracle (and, while
+an operation is still being learned, on a shadow oracle) and the answers are compared.
+
+`Engine.observe(request, response)` takes the request the suite (or a proxied client) sent and the
+target's answer, both complete, and returns the differences it found (also kept in `ledger`).
+`/__mock` control calls are mirrored onto the oracles (a reset, a clock advance, a minted token)
+and never compared. Streams (SSE, NDJSON) pass unobserved and are counted as unpaired.
+
+What is compared (`compare.Comparison` for bodies):
+- the status, then the error's code and format through the body (an error body is a body);
+- the media type;
+- the documented headers of the operation's answer, by meaning: an ETag that moves exactly when
+  the body of a read changes, rate-limit counters that count down, `Retry-After` within a second
+  or two, `Location` through the pairing, the replay marker and every other documented header by
+  value (unless learned volatile);
+- the body.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import threading
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote
+
+import httpx
+import orjson
+
+from mock_server.engine.compile import compile_operations, resolve
+from mock_server.engine.routing import Router
+
+from .claims import claims_for
+from .compare import Comparison, Diff
+from .ledger import Difference, Ledger
+from .lifecycle import Lifecycles
+from .oracle import Oracle
+from .pairing import SECRET_NAME, Pairing, sent
+from .volatile import Volatile
+
+STREAMS = ("text/event-stream", "application/x-ndjson")
+WRITES = frozenset({"POST", "PUT", "PATCH"})
+SHADOW_RUNS = 3  # reads per operation and status also sent to the shadow oracle (volatility learning)
+CREDENTIAL_HEADERS = ("authorization", "x-api-key", "api-key", "cookie")
+HOP = frozenset({"host", "content-length", "connection", "accept-encoding", "transfer-encoding"})
+# what the HTTP layer adds or the media type covers: never compared as headers
+TRANSPORT_HEADERS = frozenset(
+    {"content-length", "connection", "transfer-encoding", "date", "server", "keep-alive", "content-type",
+     "content-encoding", "vary"}
+)  # fmt: skip
+
+
+@dataclass
+class Answer:
+    status: int
+    headers: dict[str, str]
+    raw: bytes
+    body: Any = None  # parsed JSON, or None
+
+    @classmethod
+    def of(cls, response: httpx.Response) -> Answer:
+        headers = {k.lower(): v for k, v in response.headers.items()}
+        body = None
+        if "json" in headers.get("content-type", "") and response.content:
+            try:
+                body = orjson.loads(response.content)
+            except orjson.JSONDecodeError:
+                body = None
+        return cls(response.status_code, headers, response.content, body)
+
+    @property
+    def media(self) -> str:
+        return self.headers.get("content-type", "").split(";")[0].strip().lower()
+
+    def excerpt(self, body: Any = None) -> str:
+        """Status, media type and body as the report shows them: secret-named fields (`token`, `secret`,
+        `key`, ...) redacted; `body` replaces the answer's own (the oracle's, in the target's terms)."""
+        body = self.body if body is None else body
+        text = orjson.dumps(_redacted(body)).decode() if body is not None else self.raw.decode("utf-8", "replace")
+        return f"{self.status} {self.media} {text[:2000]}".strip()
+
+
+@dataclass(eq=False)
+class InFlight:
+    overlapped: bool = False
+
+
+@dataclass
+class Side:
+    """One oracle and how the target's values map onto it."""
+
+    oracle: Oracle
+    pairing: Pairing
+    etags: dict[str, tuple[str, str]] = field(default_factory=dict)  # read path -> (etag, body digest)
+    counters: dict[tuple[str, str], int] = field(default_factory=dict)  # (credential, header) -> last value
+
+
+class Engine:
+    def __init__(
+        self,
+        api: str,
+        target_base: str,
+        credentials: dict[str, str],
+        *,
+        mock: str | None = None,
+        clock_scale: float = 1.0,
+        shadow_runs: int = SHADOW_RUNS,
+        curl: Any = None,
+        redact: Any = None,
+        adopt_credentials: bool = True,
+    ) -> None:
+        from mock_server.apis import bundle
+
+        self.api = api
+        self.target_base = target_base.rstrip("/")
+        self.doc = bundle(mock or api)
+        self.router = Router(compile_operations(self.doc))
+        self.shadow_runs = shadow_runs
+        self.curl = curl  # request -> redacted curl line
+        self.redact = redact or (lambda text: text)  # the run's credential patterns, over every text it reports
+        # a credential the pairing does not hold, which the target accepts and the oracle refuses, is taken for
+        # one minted outside the engine's view (a direct control-surface call) and sent again as the oracle's
+        # ready credential; off where every call passes through the engine (`Front`, the proxy)
+        self.adopt_credentials = adopt_credentials
+        self.sides = []
+        for _ in range(2 if shadow_runs else 1):
+            oracle = Oracle(mock or api, clock_scale).start()
+            pairing = Pairing(self.target_base, oracle.base_url)
+            pairing.credentials(credentials, oracle.credentials)
+            self.sides.append(Side(oracle, pairing))
+        self.volatile = Volatile(self.doc)
+        self.lifecycles = Lifecycles()
+        self.ledger = Ledger(api)
+        self.target_etags: dict[str, tuple[str, str]] = {}
+        self.target_counters: dict[tuple[str, str], int] = {}
+        self.target_only: set[Any] = set()  # values only the target's existing data holds
+        self.runs: dict[str, int] = defaultdict(int)
+        self.lock = threading.RLock()
+        self.finished = False
+        self.in_flight: list[InFlight] = []
+        self.front: Any = None  # the HTTP front serving this engine, if any (`differential.through_front`)
+        self.exchange: tuple[frozenset[str], bool] = (frozenset(), False)  # (values the client sent, owned)
+
+    def serve_as(self, public: str) -> None:
+        """The target is reached at `public` (an HTTP front): its answers' URLs name that base."""
+        for side in self.sides:
+            side.pairing.target_base = public.rstrip("/")
+
+    @property
+    def oracle(self) -> Side:
+        return self.sides[0]
+
+    # -- one exchange -------------------------------------------------------------------
+    def begin(self) -> InFlight:
+        """An exchange on its way to the target: it and every other one in flight are concurrent."""
+        mine = InFlight()
+        with self.lock:
+            if self.in_flight:
+                mine.overlapped = True
+                for other in self.in_flight:
+                    other.overlapped = True
+            self.in_flight.append(mine)
+        return mine
+
+    def end(self, exchange: InFlight) -> None:
+        with self.lock:
+            self.in_flight.remove(exchange)
+
+    def observe(self, request: httpx.Request, response: httpx.Response, concurrent: bool = False) -> list[Difference]:
+        with self.lock:
+            found = self._observe(request, response, concurrent)
+            return found
+
+    def _observe(self, request: httpx.Request, response: httpx.Response, concurrent: bool = False) -> list[Difference]:
+        path = request.url.raw_path.decode("ascii").partition("?")[0]  # as sent: segments decode once, below
+        query = request.url.query.decode() if isinstance(request.url.query, bytes) else str(request.url.query)
+        if request.url.path.startswith("/__mock"):
+            self._mirror(request, response, path, query)
+            return []
+        media = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        op, _, _ = self.router.match(request.method, request.url.path)
+        if media in STREAMS or (op is not None and op.sse):
+            self.ledger.unpaired["streams (SSE, NDJSON) read, not compared"] += 1
+            return []
+        label = f"{request.method} {op.template}" if op is not None else f"{request.method} {path}"
+        names = [unquote(s) for s in path.split("/") if s]
+        if any(n in self.target_only for n in names):
+            self.ledger.unpaired["requests on the target's existing data"] += 1
+            return []
+        target = Answer.of(response)
+        learning = f"{label} {target.status}"  # volatility is learned per operation and status
+        shadow = self.runs[learning] < self.shadow_runs and len(self.sides) > 1
+        self.runs[learning] += 1
+        # the shadow oracle learns from the first exchanges of each operation and status, and gets every
+        # write besides, so its state stays the oracle's
+        replayed = 2 if shadow or request.method not in ("GET", "HEAD") else 1
+        answers = [self._replay(side, request, path, query) for side in self.sides[:replayed]]
+        adopted = False
+        refused = answers[0] is not None and answers[0].status == 401 and target.status != 401
+        if refused and self.adopt_credentials and self._unmapped_credential(request):  # minted out of view
+            answers = [self._replay(side, request, path, query, adopt=True) for side in self.sides[: len(answers)]]
+            adopted = True
+        eligible = (request.method in WRITES and target.status < 300) or self.oracle.pairing.references(path, query)
+        chosen = sent(path, query, _json(request))
+        for side, answer in zip(self.sides, answers, strict=False):
+            if answer is None:
+                continue
+            side.pairing.chosen = chosen
+            unpaired = side.pairing.learn(target.body, answer.body, eligible)
+            if side is self.oracle:
+                self.target_only.update(unpaired)
+            side.pairing.learn_location(target.headers.get("location"), answer.headers.get("location"))
+            if target.headers.get("etag") and answer.headers.get("etag"):
+                side.pairing.pair(target.headers["etag"], answer.headers["etag"], "etag")
+        oracle = answers[0]
+        if oracle is None:
+            self.ledger.unpaired["oracle unreachable"] += 1
+            return []
+        if len(answers) > 1 and answers[1] is not None:  # a first read, or any write: the shadow answered too
+            self._learn_volatile(learning, op, oracle, answers[1])
+        if concurrent:
+            self.ledger.unpaired["exchanges served concurrently with another (their order is unknown)"] += 1
+            return []
+        self.ledger.compared += 1
+        self.exchange = (frozenset(chosen), eligible)
+        learned = len(answers) > 1
+        return self._compare(request, path, query, label, learning, op, target, oracle, adopted, learned)
+
+    def _replay(self, side: Side, request: httpx.Request, path: str, query: str, adopt: bool = False) -> Answer | None:
+        pairing = side.pairing
+        headers = [(k, self._header(side, k, v, adopt)) for k, v in request.headers.items() if k.lower() not in HOP]
+        content = request.content
+        if content and "json" in request.headers.get("content-type", ""):
+            with contextlib.suppress(orjson.JSONDecodeError):
+                content = orjson.dumps(pairing.to_oracle(orjson.loads(content)))
+        url = side.oracle.base_url + pairing.path_to_oracle(path)
+        mapped = pairing.query_to_oracle(query)
+        if mapped:
+            url += "?" + mapped
+        signed = pairing.forward.get(str(request.url))
+        if isinstance(signed, str) and signed.startswith(side.oracle.base_url):
+            url = signed  # a URL the target handed out (signed upload or download): the oracle's own
+        try:
+            answer = side.oracle.send(httpx.Request(request.method, url, headers=headers, content=content))
+        except httpx.HTTPError:
+            return None
+        return Answer.of(answer)
+
+    def _header(self, side: Side, name: str, value: str, adopt: bool = False) -> str:
+        """A header for the oracle: paired values mapped; with `adopt`, a credential the pairing does not
+        hold becomes the oracle's ready credential."""
+        mapped = side.pairing.header_to_oracle(value)
+        if (
+            not adopt
+            or side.pairing.holds_header(value)
+            or name.lower() not in CREDENTIAL_HEADERS
+            or not side.oracle.credentials
+        ):
+            return mapped
+        ready = next(iter(side.oracle.credentials.values()))
+        scheme, _, rest = value.partition(" ")
+        return f"{scheme} {ready}" if rest else ready
+
+    def _mirror(self, request: httpx.Request, response: httpx.Response, path: str, query: str) -> None:
+        """A control call on the target (reset, clock, tokens, users): the same on each oracle."""
+        self.ledger.mirrored += 1
+        target = Answer.of(response)
+        for side in self.sides:
+            answer = self._replay(side, request, path, query)
+            if answer is not None:
+                side.pairing.learn(target.body, answer.body, True)
+        if path.rstrip("/") == "/__mock/reset":
+            for side in self.sides:
+                side.etags.clear()
+                side.counters.clear()
+            self.target_etags.clear()
+            self.target_counters.clear()
+            self.lifecycles.generation += 1
+
+    # -- comparison ---------------------------------------------------------------------
+    def _learn_volatile(self, label: str, op: Any, first: Answer, second: Answer) -> None:
+        a = self.sides[0].pairing.to_target(first.body)
+        b = self.sides[1].pairing.to_target(second.body)
+        diffs = Comparison(self.volatile.checker(label, op), lambda _v: False).run(a, b).diffs
+        if first.body is None and first.raw != second.raw:
+            diffs.append(Diff(("body",), "value"))
+        for name in first.headers.keys() | second.headers.keys():
+            one = self.sides[0].pairing.to_target(first.headers.get(name))
+            two = self.sides[1].pairing.to_target(second.headers.get(name))
+            if one != two:
+                diffs.append(Diff(("header", name), "value"))
+        self.volatile.learn(label, diffs)
+
+    def _compare(
+        self,
+        request: httpx.Request,
+        path: str,
+        query: str,
+        label: str,
+        learning: str,
+        op: Any,
+        target: Answer,
+        oracle: Answer,
+        adopted: bool = False,
+        learned: bool = True,
+    ) -> list[Difference]:
+        found: list[tuple[str, str]] = []
+        if adopted:  # the oracle answered another principal: nothing to compare
+            self.ledger.unpaired["answers to a credential minted outside the engine's view"] += 1
+            return []
+        if target.status != oracle.status:
+            found.append(("status", f"status {target.status}, the oracle answers {oracle.status}"))
+        else:
+            if target.media != oracle.media:
+                found.append(("content-type", f"content type {target.media!r}, the oracle's {oracle.media!r}"))
+            found += self._headers(request, path, query, learning, op, target, oracle)
+            track = lambda p, ident, t, o: self.lifecycles.observe(label, p, ident, t, o)  # noqa: E731
+            body = self._body(request, learning, op, target, oracle, track)
+            if body and not learned and request.method == "GET" and len(self.sides) > 1:
+                # before a read's body differences are drift, the shadow oracle reads it too: what the two
+                # oracles disagree on is noise (a value the mock derives from an id it made up)
+                second = self._replay(self.sides[1], request, path, query)
+                if second is not None:
+                    self._learn_volatile(learning, op, oracle, second)
+                    body = self._body(request, learning, op, target, oracle, lambda *_: None)
+            found += body
+        return [
+            self._record(request, path, query, label, op, aspect, detail, target, oracle) for aspect, detail in found
+        ]
+
+    def _body(self, request, learning, op, target: Answer, oracle: Answer, track) -> list[tuple[str, str]]:
+        volatile = self.volatile.checker(learning, op)
+        pairing = self.oracle.pairing
+        if target.body is None and oracle.body is None:
+            if target.raw != oracle.raw and not volatile(("body",)):
+                return [("body", f"content differs ({len(target.raw)} bytes, the oracle's {len(oracle.raw)})")]
+            return []
+        chosen, owned = self.exchange
+        comparison = Comparison(
+            volatile,
+            pairing.known,
+            chosen=chosen,
+            owned=owned and request.method == "GET",
+            error=target.status >= 400,
+            lifecycle=track,
+        ).run(target.body, pairing.to_target(oracle.body))
+        self.ledger.unpaired["fields and rows only one side holds"] += comparison.unpaired
+        return [("body", diff.describe()) for diff in comparison.diffs]
+
+    def _record(self, request, path, query, label, op, aspect, detail, target, oracle) -> Difference:
+        claims = claims_for(self.api, op)
+        difference = Difference(
+            self.api,
+            label,
+            claims,
+            aspect,
+            self.redact(detail),
+            self.redact(target.excerpt()),
+            self.redact(oracle.excerpt(self.oracle.pairing.to_target(oracle.body))),
+            self.oracle.pairing.used(path, query),
+            self.curl(request) if self.curl else "",
+        )
+        return self.ledger.add(difference)
+
+    def _unmapped_credential(self, request: httpx.Request) -> bool:
+        pairing = self.oracle.pairing
+        for name in CREDENTIAL_HEADERS:
+            value = request.headers.get(name)
+            if value is not None and not pairing.holds_header(value):
+                return True
+        return False
+
+    def _headers(self, request, path, query, label, op, target: Answer, oracle: Answer) -> list[tuple[str, str]]:
+        documented = _documented_headers(self.doc, op, target.status)
+        volatile = self.volatile.checker(label, op)
+        out: list[tuple[str, str]] = []
+        pairing = self.oracle.pairing
+        credential = "|".join(request.headers.get(h, "") for h in CREDENTIAL_HEADERS)
+        # the documented headers, then any other either side sent (a deprecation notice, a cache policy)
+        sent = sorted((target.headers.keys() | oracle.headers.keys()) - set(documented) - TRANSPORT_HEADERS)
+        for name in [*documented, *sent]:
+            t, o = target.headers.get(name), oracle.headers.get(name)
+            if (t is None) != (o is None):
+                out.append(
+                    (
+                        "header",
+                        f"{name}: {_presence(t)}, the oracle's {_presence(o)}",
+                    )
+                )
+                continue
+            if t is None or o is None or volatile(("header", name)):
+                continue
+            if name == "etag":
+                if t.startswith("W/") != o.startswith("W/"):
+                    out.append(("header", f"etag: {'weak' if t.startswith('W/') else 'strong'}, the oracle's "
+                                          f"{'weak' if o.startswith('W/') else 'strong'}"))  # fmt: skip
+                out += self._etag(request, path, query, target, oracle)
+            elif "remaining" in name:
+                out += self._countdown(request, credential, name, t, o)
+            elif name == "retry-after" or "reset" in name:
+                if not _close(t, o):
+                    out.append(("header", f"{name}: {t}, the oracle's {o}"))
+            elif pairing.to_target(o) != t:
+                out.append(("header", f"{name}: {t!r}, the oracle's {pairing.to_target(o)!r}"))
+        return out
+
+    def _etag(self, request, path, query, target: Answer, oracle: Answer) -> list[tuple[str, str]]:
+        if request.method != "GET":
+            return []
+        key = f"{path}?{query}"
+        moved = []
+        for store, answer in ((self.target_etags, target), (self.oracle.etags, oracle)):
+            digest = hashlib.sha256(answer.raw).hexdigest()
+            before = store.get(key)
+            store[key] = (answer.headers["etag"], digest)
+            moved.append(None if before is None else (before[0] != answer.headers["etag"], before[1] != digest))
+        t, o = moved
+        if t is None or o is None or t == o:
+            return []
+        return [("etag", f"ETag moved {t[0]} while the body changed {t[1]}; the oracle's moved {o[0]} (body {o[1]})")]
+
+    def _countdown(self, request, credential: str, name: str, t: str, o: str) -> list[tuple[str, str]]:
+        try:
+            now_t, now_o = int(t), int(o)
+        except ValueError:
+            return [] if t == o else [("counter", f"{name}: {t!r}, the oracle's {o!r}")]
+        key = (credential + request.method, name)
+        before_t, before_o = self.target_counters.get(key), self.oracle.counters.get(key)
+        self.target_counters[key], self.oracle.counters[key] = now_t, now_o
+        if before_t is None or before_o is None or now_t > before_t or now_o > before_o:
+            return []  # a first reading, or a new window on either side
+        if (now_t < before_t) != (now_o < before_o):
+            return [("counter", f"{name} went {before_t} → {now_t}; the oracle's {before_o} → {now_o}")]
+        return []
+
+    # -- the end of the session -----------------------------------------------------------
+    def finish(self) -> list[Difference]:
+        """The lifecycle verdicts (once), then the oracles stopped; returns every difference found."""
+        with self.lock:
+            if not self.finished:
+                self.finished = True
+                for verdict in self.lifecycles.verdicts():
+                    op = next(
+                        (o for o in self.router.by_id.values() if f"{o.method} {o.template}" == verdict.label), None
+                    )
+                    self.ledger.add(
+                        Difference(
+                            self.api,
+                            verdict.label,
+                            claims_for(self.api, op),
+                            "lifecycle",
+                            f"{'/'.join(verdict.path)} of {verdict.resource}: {verdict.detail}",
+                            " → ".join(verdict.target),
+                            " → ".join(verdict.oracle),
+                        )
+                    )
+                for side in self.sides:
+                    side.oracle.close()
+                if self.front is not None:
+                    self.front.__exit__(None, None, None)
+            return self.ledger.items()
+
+
+def _documented_headers(doc: dict[str, Any], op: Any, status: int) -> list[str]:
+    if op is None:
+        return []
+    responses = op.raw.get("responses") or {}
+    spec = responses.get(str(status)) or responses.get(f"{str(status)[0]}XX") or responses.get("default")
+    if spec is None:
+        return []
+    return [name.lower() for name in (resolve(doc, spec).get("headers") or {})]
+
+
+def _presence(value: str | None) -> str:
+    return "absent" if value is None else "present"
+
+
+def _close(t: str, o: str) -> bool:
+    try:
+        return abs(float(t) - float(o)) <= max(2.0, 0.05 * abs(float(o)))
+    except ValueError:
+        return t == o
+
+
+def _redacted(body: Any) -> Any:
+    if isinstance(body, dict):
+        return {
+            k: "[redacted]" if SECRET_NAME.search(k) and isinstance(v, str) else _redacted(v) for k, v in body.items()
+        }
+    if isinstance(body, list):
+        return [_redacted(v) for v in body]
+    return body
+
+
+def _json(request: httpx.Request) -> Any:
+    if not request.content or "json" not in request.headers.get("content-type", ""):
+        return None
+    try:
+        return orjson.loads(request.content)
+    except orjson.JSONDecodeError:
+        return None

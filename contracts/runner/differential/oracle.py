@@ -1,0 +1,84 @@
+"""The oracle: a fresh mock of the same API, served on a free loopback port as the run's embedded
+target is (`create_app(api=..., **serve_options)` under `LiveServer`), with its own ready
+credentials (`Profile.ready_credentials`).
+
+Its clock follows real time (`clock_scale=1.0`, as `make serve` runs it) unless the target is a
+mock whose clock is frozen, in which case the oracle's is frozen too and the target's
+`/__mock/clock` calls are mirrored onto it (`Engine`), so both sides see the same simulated time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+from contracts.runner.target import LiveServer
+
+
+@dataclass
+class Oracle:
+    api: str
+    clock_scale: float = 1.0
+    server: Any = field(default=None, repr=False)
+    credentials: dict[str, str] = field(default_factory=dict)  # credential variable -> the oracle's value
+    client: httpx.Client | None = field(default=None, repr=False)
+
+    def start(self) -> Oracle:
+        from mock_server.apis import profile as mock_profile
+        from mock_server.app import create_app
+
+        chosen = mock_profile(self.api)
+        app = create_app(api=self.api, **{**chosen.serve_options, "clock_scale": self.clock_scale})
+        self.server = LiveServer(app).__enter__()
+        api = app.state.api
+        ready = api.profile.ready_credentials
+        self.credentials = dict(ready(api)) if ready else {}
+        self.client = httpx.Client(base_url=self.server.url, timeout=30.0, follow_redirects=False)
+        return self
+
+    @property
+    def base_url(self) -> str:
+        return self.server.url
+
+    def send(self, request: httpx.Request) -> httpx.Response:
+        assert self.client is not None, "the oracle is not started"
+        response = self.client.send(request)
+        response.read()
+        return response
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+        if self.server is not None:
+            self.server.__exit__(None, None, None)
+            self.server = None
+
+    def catch_up(self, now: datetime | None) -> None:
+        """Bring the oracle's simulated clock up to the target's `now` (a mock target moved on already)."""
+        if now is None or self.client is None:
+            return
+        answer = self.client.post("/__mock/clock", json={})
+        mine = datetime.fromisoformat(answer.json()["now"])
+        if now > mine:
+            self.client.post("/__mock/clock", json={"advance_seconds": (now - mine).total_seconds()})
+
+
+def clock_of(base_url: str) -> tuple[float, datetime | None]:
+    """The target's clock, as an oracle should follow it: a mock target (its `/__mock/clock`
+    answers) whose clock stands still while nobody advances it gets a frozen oracle, set to its
+    time; anything else (a live deployment, a mock served with a running clock) real time."""
+    from contracts.runner.target import has_control_surface
+
+    if not has_control_surface(base_url):
+        return 1.0, None
+    try:
+        first = httpx.post(f"{base_url.rstrip('/')}/__mock/clock", json={}, timeout=5)
+        second = httpx.post(f"{base_url.rstrip('/')}/__mock/clock", json={}, timeout=5)
+        one, two = datetime.fromisoformat(first.json()["now"]), datetime.fromisoformat(second.json()["now"])
+    except (httpx.HTTPError, ValueError, KeyError, TypeError):
+        return 1.0, None
+    return (0.0 if one == two else 1.0), two

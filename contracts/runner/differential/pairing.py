@@ -1,0 +1,223 @@
+"""Pairing: the values each side made up for the same thing (ids, tokens, signed URLs, ETags,
+page cursors), learned as they appear, so later references compare through the pairing.
+
+A value is paired when it first appears on both sides at the same place of an answer to a request
+that created something (a 2xx to POST, PUT or PATCH: body and `Location`) or that read below
+something already paired (`GET /runs/{paired}/tasks`: its rows are the run's). A value both
+sides share (a seed fixture's id on a mock target) pairs with itself. What cannot be paired (a
+live account's existing rows, the oracle's seed fixtures) is *unpaired*: counted, never compared.
+
+`to_oracle` rewrites what the target's client sends (path segments, query values, header
+credentials, JSON body values); `to_target` rewrites what the oracle answered into the target's
+terms, so both answers compare as if from one server.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
+
+# names of fields whose values identify something a side made up (snake_case and camelCase)
+ID_NAME = re.compile(
+    r"(?:^|_)(?:id|ids|token|tokens|key|secret|slug|cursor|url|urls|href|uri|etag|cookie)$"
+    r"|(?<=[a-z])(?:Id|Ids|Token|Cursor|Url|Href|Uri|Slug|Key)$"
+)
+
+
+HEADER_PART = re.compile(r"[^\s;,=]+")
+SECRET_NAME = re.compile(r"token|secret|key|password|credential|signature", re.I)
+
+
+def is_id_name(name: str | None) -> bool:
+    return bool(name) and bool(ID_NAME.search(name))  # type: ignore[arg-type]
+
+
+def _scalar(value: Any) -> bool:
+    return isinstance(value, str | int) and not isinstance(value, bool)
+
+
+@dataclass
+class Pairing:
+    """Target value <-> oracle value, for one oracle."""
+
+    target_base: str
+    oracle_base: str
+    forward: dict[Any, Any] = field(default_factory=dict)  # target value -> oracle value
+    back: dict[Any, Any] = field(default_factory=dict)  # oracle value -> target value
+    shown: set[str] = field(default_factory=set)  # paired target values a report may show (no credentials)
+    chosen: set[str] = field(default_factory=set)  # what the client sent in the exchange being learned: not made up
+
+    # -- learning -----------------------------------------------------------------------
+    def pair(self, target: Any, oracle: Any, name: str | None = None) -> None:
+        if not (_scalar(target) and _scalar(oracle)) or target in self.forward or oracle in self.back:
+            return
+        self.forward[target] = oracle
+        self.back[oracle] = target
+        self.forward.setdefault(str(target), str(oracle))
+        self.back.setdefault(str(oracle), str(target))
+        if target != oracle and not SECRET_NAME.search(name or ""):
+            self.shown.add(str(target))
+
+    def known(self, target: Any) -> bool:
+        return target in self.forward
+
+    def credentials(self, target: dict[str, str], oracle: dict[str, str]) -> None:
+        """The target's credentials onto the oracle's, variable by variable."""
+        for name, value in target.items():
+            if value and oracle.get(name):
+                self.pair(value, oracle[name], "credential")
+
+    def learn(self, target: Any, oracle: Any, eligible: bool, name: str | None = None) -> list[Any]:
+        """Pair the made-up values of two answers to the same request; returns the target's values
+        left unpaired (rows only the target has, where nothing says they are this session's)."""
+        unpaired: list[Any] = []
+        if isinstance(target, dict) and isinstance(oracle, dict):
+            for key in target.keys() & oracle.keys():
+                unpaired += self.learn(target[key], oracle[key], eligible, key)
+        elif isinstance(target, list) and isinstance(oracle, list):
+            unpaired += self._learn_list(target, oracle, eligible, name)
+        elif is_id_name(name) and _scalar(target) and _scalar(oracle):
+            if target == oracle and not self.known(target) and oracle not in self.back:
+                self.pair(target, oracle, name)  # shared by both sides (a fixture of a mock target)
+            elif eligible and str(target) not in self.chosen and str(oracle) not in self.chosen:
+                self.pair(target, oracle, name)
+            elif not self.known(target):
+                unpaired.append(target)
+        return unpaired
+
+    def _learn_list(self, target: list[Any], oracle: list[Any], eligible: bool, name: str | None) -> list[Any]:
+        key = row_key(target) or row_key(oracle)
+        if key is None:
+            if len(target) == len(oracle):
+                return [u for t, o in zip(target, oracle, strict=True) for u in self.learn(t, o, eligible, name)]
+            return []
+        unpaired: list[Any] = []
+        by_id = {row.get(key): row for row in oracle if isinstance(row, dict)}
+        rest_t, matched = [], set()
+        for row in target:
+            if not isinstance(row, dict):
+                continue
+            mine = row.get(key)
+            other = self.forward.get(mine, mine if mine in by_id and mine not in self.back else None)
+            if other is not None and other in by_id:
+                matched.add(other)
+                unpaired += self.learn(row, by_id[other], eligible, None)
+            else:
+                rest_t.append(row)
+        rest_o = [row for row in oracle if isinstance(row, dict) and row.get(key) not in matched]
+        if eligible and len(rest_t) == len(rest_o):
+            for t, o in zip(rest_t, rest_o, strict=True):
+                unpaired += self.learn(t, o, True, None)
+        else:
+            unpaired += [row.get(key) for row in rest_t if not self.known(row.get(key))]
+        return unpaired
+
+    def learn_location(self, target: str | None, oracle: str | None) -> None:
+        if not target or not oracle:
+            return
+        t_path, o_path = urlsplit(target).path.split("/"), urlsplit(oracle).path.split("/")
+        if len(t_path) == len(o_path):
+            for t, o in zip(t_path, o_path, strict=True):
+                if t != o:
+                    self.pair(unquote(t), unquote(o))
+        self.pair(target, oracle)
+
+    # -- rewriting ----------------------------------------------------------------------
+    def to_oracle(self, value: Any) -> Any:
+        return _mapped(value, self.forward, self.target_base, self.oracle_base)
+
+    def to_target(self, value: Any) -> Any:
+        return _mapped(value, self.back, self.oracle_base, self.target_base)
+
+    def path_to_oracle(self, path: str) -> str:
+        """A raw (percent-encoded) path with each paired segment replaced; the others kept as sent."""
+        return "/".join(quote(str(self.forward[unquote(s)]), safe="~@:") if unquote(s) in self.forward else s
+                        for s in path.split("/"))  # fmt: skip
+
+    def query_to_oracle(self, query: str) -> str:
+        if not query:
+            return ""
+        return urlencode([(k, self.forward.get(v, v)) for k, v in parse_qsl(query, keep_blank_values=True)])
+
+    def holds_header(self, value: str) -> bool:
+        """The pairing knows this header value (a credential, with or without its scheme, a cookie's value)."""
+        return value in self.forward or any(part in self.forward for part in HEADER_PART.findall(value))
+
+    def header_to_oracle(self, value: str) -> str:
+        """A header value with each paired part replaced: `Bearer <token>`, `name=<cookie>; other=<cookie>`."""
+        if value in self.forward:
+            return str(self.forward[value])
+        return HEADER_PART.sub(lambda m: str(self.forward.get(m.group(0), m.group(0))), value)
+
+    def used(self, path: str, query: str) -> list[tuple[str, str]]:
+        """The paired values a request names (path segments, query values), as the report shows them."""
+        names = [unquote(s) for s in path.split("/") if s] + [v for _, v in parse_qsl(query)]
+        return [(n, str(self.forward[n])) for n in dict.fromkeys(names) if n in self.shown]
+
+    def references(self, path: str, query: str) -> bool:
+        """The request names something already paired (a read below a resource of this session)."""
+        names = [unquote(s) for s in path.split("/") if s] + [v for _, v in parse_qsl(query)]
+        return any(n in self.forward and self.forward[n] != n for n in names)
+
+
+def row_key(rows: list[Any]) -> str | None:
+    """The field that identifies a list's rows, if they are objects: `id`, else the first id-like field
+    every row holds with a value of its own (a `participantSlug` shared by rows identifies none)."""
+    keys = row_keys(rows)
+    return keys[0] if keys else None
+
+
+def row_keys(rows: list[Any]) -> list[str]:
+    """Every field that identifies a list's rows, `id` first."""
+    objects = [r for r in rows if isinstance(r, dict)]
+    if not objects:
+        return []
+    candidates = ["id", *(k for k in objects[0] if k != "id" and is_id_name(k) and not k.endswith(("url", "Url")))]
+    out = []
+    for key in candidates:
+        values = [r.get(key) for r in objects]
+        if all(_scalar(v) for v in values) and len(set(values)) == len(values):
+            out.append(key)
+    return out
+
+
+def _mapped(value: Any, table: dict[Any, Any], base_from: str, base_to: str) -> Any:
+    if isinstance(value, dict):
+        return {k: _mapped(v, table, base_from, base_to) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_mapped(v, table, base_from, base_to) for v in value]
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        return value
+    if value in table:
+        return table[value]
+    if isinstance(value, str) and base_from and base_from in value:
+        value = value.replace(base_from, base_to)
+        if value in table:
+            return table[value]
+        if "/" in value:
+            head, sep, query = value.partition("?")
+            head = "/".join(str(table.get(unquote(s), s)) if s else s for s in head.split("/"))
+            if sep:
+                query = urlencode([(k, table.get(v, v)) for k, v in parse_qsl(query, keep_blank_values=True)])
+            return head + sep + query
+    elif isinstance(value, str) and value.startswith("/") and len(value) < 500:
+        head, sep, query = value.partition("?")
+        return "/".join(str(table.get(unquote(s), s)) if s else s for s in head.split("/")) + sep + query
+    return value
+
+
+def sent(path: str, query: str, body: Any) -> set[str]:
+    """The values a client chose for a request: path segments, query values, JSON body scalars."""
+    out = {unquote(s) for s in path.split("/") if s} | {v for _, v in parse_qsl(query)}
+    stack = [body]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack += list(value.values())
+        elif isinstance(value, list):
+            stack += value
+        elif _scalar(value):
+            out.add(str(value))
+    return out

@@ -1,0 +1,85 @@
+"""Volatile fields: values that differ between two runs of the same session on the same server,
+so a difference between target and oracle there says nothing.
+
+Learned as Diffy learns it: a shadow oracle (a second fresh mock) receives the same requests, and
+every place where the two oracles' answers differ (request ids, random tokens, a clock's
+milliseconds) becomes volatile for that operation. The spec can also declare them: a schema
+property with `x-volatile: true`, or an operation's `x-volatile: [path, ...]` (slash-separated,
+`*` for every row of a list: `data/*/score`); see docs/differential.md.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from mock_server.engine.compile import resolve
+
+from .compare import Diff, Path
+
+MAX_DEPTH = 12
+
+
+class Volatile:
+    def __init__(self, doc: dict[str, Any]) -> None:
+        self.doc = doc
+        self.declared: dict[str, set[Path]] = {}  # operation label -> paths the spec marks volatile
+        self.learned: dict[str, set[Path]] = defaultdict(set)  # operation label -> paths seen to differ
+
+    def of(self, label: str, op: Any) -> set[Path]:
+        if label not in self.declared:
+            self.declared[label] = declared_paths(self.doc, op.raw) if op is not None else set()
+        return self.declared[label]
+
+    def checker(self, label: str, op: Any):
+        declared, learned = self.of(label, op), self.learned[label]
+
+        def volatile(path: Path) -> bool:
+            if path and path[-1] == "#field":  # a field's presence: learned as such, or below a volatile parent
+                if path in learned or path[:-1] in declared:
+                    return True
+                path = path[:-2]
+            return any(path[:i] in declared or path[:i] in learned for i in range(1, len(path) + 1))
+
+        return volatile
+
+    def learn(self, label: str, diffs: list[Diff]) -> None:
+        for diff in diffs:
+            path = diff.path
+            if diff.kind == "presence":
+                path = (*path[:-2], "#presence")
+            elif diff.kind in ("missing", "extra"):
+                path = (*path, "#field")
+            elif diff.kind == "order":
+                path = (*path, "#order")
+            self.learned[label].add(path)
+
+
+def declared_paths(doc: dict[str, Any], op: dict[str, Any]) -> set[Path]:
+    """The `x-volatile` paths of an operation: its own list, and every property so marked in its answers."""
+    out: set[Path] = {tuple(p.strip("/").split("/")) for p in op.get("x-volatile") or [] if isinstance(p, str)}
+    for response in (op.get("responses") or {}).values():
+        response = resolve(doc, response)
+        for name, header in (response.get("headers") or {}).items():
+            if resolve(doc, header).get("x-volatile"):
+                out.add(("header", name.lower()))
+        for media in (response.get("content") or {}).values():
+            if isinstance(media, dict) and isinstance(media.get("schema"), dict):
+                _walk(doc, media["schema"], (), out, 0)
+    return out
+
+
+def _walk(doc: dict[str, Any], schema: Any, path: Path, out: set[Path], depth: int) -> None:
+    if depth > MAX_DEPTH or not isinstance(schema, dict):
+        return
+    schema = resolve(doc, schema)
+    if schema.get("x-volatile") is True:
+        out.add(path)
+        return
+    for key, sub in (schema.get("properties") or {}).items():
+        _walk(doc, sub, (*path, key), out, depth + 1)
+    if isinstance(schema.get("items"), dict):
+        _walk(doc, schema["items"], (*path, "*"), out, depth + 1)
+    for combinator in ("allOf", "anyOf", "oneOf"):
+        for sub in schema.get(combinator) or []:
+            _walk(doc, sub, path, out, depth + 1)
