@@ -84,6 +84,9 @@ class Window:
             self.upper, self.upper_exclusive = None, False
 
     def contains(self, instant: datetime) -> bool:
+        """Whether a run created at `instant` is in the window, read at the millisecond precision the platform
+        stamps `createdAt` with (`iso`): a client that passes a run's own `createdAt` as `until` finds the run."""
+        instant = instant.replace(microsecond=instant.microsecond // 1000 * 1000)
         if self.lower is not None and instant < self.lower:
             return False
         if self.upper is not None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
 from mock_server.benchsdk.model import catalog
 from mock_server.benchsdk.model.errors import Refusal
-from mock_server.benchsdk.model.timefmt import Window
+from mock_server.benchsdk.model.timefmt import Window, iso
 
 from .world import World
 
@@ -117,3 +119,12 @@ def test_runs_of_another_org_are_invisible_unless_subscribed():
     with pytest.raises(Refusal) as exc:
         catalog.require_run(w.store, w.org, feed, theirs.id, write=True)
     assert exc.value.code == "not_run_owner"
+
+
+def test_until_a_runs_own_created_at_finds_it_though_the_clock_kept_microseconds():
+    """A-93: a timestamp bound is inclusive, read at the millisecond precision `createdAt` is stamped with, so a
+    client passing a run's own `createdAt` as `until` finds the run (a running clock keeps microseconds)."""
+    created = datetime(2026, 4, 23, 14, 0, 3, 577823, tzinfo=UTC)
+    assert Window(None, iso(created), None).contains(created)
+    assert Window(iso(created), None, None).contains(created)
+    assert not Window(None, iso(created - timedelta(milliseconds=1)), None).contains(created)
