@@ -65,6 +65,11 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     )
     parser.add_argument("--plan", action="store_true", help="list what would be called, without calling anything")
     parser.add_argument(
+        "--clauses",
+        action="store_true",
+        help="print the clause coverage the checks declare (read from the suite, nothing sent) and write clauses.json",
+    )
+    parser.add_argument(
         "--allow",
         type=_opt_ins,
         default=[],
@@ -162,6 +167,8 @@ def run_one(args: argparse.Namespace, name: str, report_dir: Path) -> int:
         pytest_args += ["--hypothesis-seed", str(args.seed)]
     if args.keyword:
         pytest_args += ["-k", args.keyword]
+    if args.clauses:
+        return _clause_plan(name, pytest_args, report_dir)
     url = os.environ.get(spec.url_env)
     drift = report.DriftReport(report_dir / "drift-report.md", f"{name}: {url or 'embedded mock'}", api=name)
     code = pytest.main(pytest_args, plugins=[drift])
@@ -171,6 +178,21 @@ def run_one(args: argparse.Namespace, name: str, report_dir: Path) -> int:
         code = 1
     print(f"\n[{name}] Drift report: {report_dir / 'drift-report.md'}   JUnit: {report_dir / 'junit.xml'}")
     return 0 if code == 0 else 1 if code == 1 else 2
+
+
+def _clause_plan(name: str, pytest_args: list[str], report_dir: Path) -> int:
+    """`--clauses`: collect the suite without running it and state the clauses its checks assert."""
+    import pytest
+
+    from contracts.runner.coverage import ClausePlan
+
+    plan = ClausePlan(name)
+    code = pytest.main([*pytest_args, "--collect-only", "-qq"], plugins=[plan])
+    if code != 0:
+        return 2
+    print("\n".join(plan.render()))
+    (report_dir / "clauses.json").write_text(plan.json(), encoding="utf-8")
+    return 0
 
 
 def main(argv: list[str] | None = None, prog: str = "harness-contract", default_api: str | None = None) -> int:

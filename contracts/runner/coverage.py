@@ -367,6 +367,36 @@ class ClauseCoverage:
         return 100.0 * self.count("asserted") / self.checkable if self.checkable else 0.0
 
 
+class ClausePlan:
+    """A pytest plugin for `harness-contract --clauses`: the clauses the collected checks assert,
+    read from their markers and citations alone (nothing is sent, so what a check only finds it
+    covers while running, a crawl hook's `covers`, is not counted)."""
+
+    def __init__(self, api: str) -> None:
+        self.coverage = Coverage(api)
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        config.addinivalue_line("markers", "claim(*ids): the reference claims a check covers (coverage report)")
+
+    def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list) -> None:
+        self.coverage.collected(items)
+
+    def render(self) -> list[str]:
+        if self.coverage.reference is None:
+            return [f"{self.coverage.api}: no reference claims"]
+        return render_clauses(self.coverage.clause_coverage(), self.coverage.percentage())
+
+    def json(self) -> str:
+        """Every clause with its state, for tools (the drift catalogue's clause index reads it)."""
+        import json
+
+        rows = [
+            {"id": c.id, "claim": c.claim, "state": state, "reason": reason, "checkable": checkable, "text": c.text}
+            for c, state, reason, checkable in self.coverage.clause_coverage().rows
+        ]
+        return json.dumps({"api": self.coverage.api, "clauses": rows}, indent=1)
+
+
 def render_clauses(coverage: ClauseCoverage, claim_share: float) -> list[str]:
     """The clause table beside the claim figure, then every clause not asserted with its reason."""
     c = coverage
