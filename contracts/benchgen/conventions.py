@@ -4,7 +4,8 @@
 naming the claim it breaks (B-nn, or a P-… proposal of `claims.PROPOSALS`). It needs
 only the spec operation (its `operationId`, `x-errors` and responses) and the exchange,
 so it judges the mock and a live target alike. `secrets` are strings that must appear
-in no response (tokens, an external endpoint's key: B-31, B-46).
+in no response: a platform token (`bgn_…`, B-04) is B-46.1, any other secret (an external endpoint's
+key) B-31.1.
 """
 
 from __future__ import annotations
@@ -138,7 +139,10 @@ def check(
     raw = text if text is not None else repr(body)
     for secret in secrets:
         if secret and secret in raw:
-            out.append(Violation("B-31", f"a response of {operation['operationId']} carries a submitted secret"))
+            what = (
+                ("B-46.1", "a token's secret") if secret.startswith("bgn_") else ("B-31.1", "a submitted endpoint key")
+            )
+            out.append(Violation(what[0], f"a response of {operation['operationId']} carries {what[1]}"))
     if status >= 400:
         out += _error(operation, status, headers, body)
     elif 200 <= status < 300:

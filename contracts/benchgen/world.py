@@ -62,6 +62,7 @@ class World:
             "queueBenchmarkRun", token=token or self.token, body={"competition_id": self.competition, **body}
         )
         self.affordable(answer)
+        json_body_accepted(exchange, answer)
         return exchange.expect(answer, claim, 201).body["submission_id"]
 
     def affordable(self, answer: Answer) -> None:
@@ -86,6 +87,12 @@ class World:
             step=step,
             drift=lambda detail: exchange.fail("B-37", first, f"run {sid}: {detail}"),
         )
+
+
+def json_body_accepted(exchange: Exchange, answer: Answer) -> None:
+    """B-18: the queue call takes a JSON body; a 415 to one is the route refusing what the reference prints."""
+    if answer.operation_id == "queueBenchmarkRun" and answer.status == 415:
+        raise exchange.fail("B-18", answer, "the queue call refused its JSON body")
 
 
 def _platform_model(exchange: Exchange, token: str) -> int:

@@ -64,7 +64,9 @@ def test_broken_answers_are_caught():
     items = {"count": 1, "next": None, "previous": None, "results": [{"expected_answer": "1", "model_answer": "1"}]}
     assert "B-41" in _claims(conventions.check(OPS["getItemResults"], 200, {}, items))
     leak = conventions.check(status, 200, {}, {"done": True}, secrets=["sk-1"], text='{"k":"sk-1"}')
-    assert "B-31" in _claims(leak)
+    assert "B-31.1" in _claims(leak)
+    token_leak = conventions.check(status, 200, {}, {"done": True}, secrets=["bgn_1"], text='{"k":"bgn_1"}')
+    assert "B-46.1" in _claims(token_leak)
 
 
 def test_the_mocks_answers_keep_the_conventions(bench):
