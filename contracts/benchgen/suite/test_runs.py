@@ -299,6 +299,7 @@ def test_joins(control, exchange):
 
 
 def test_one_token_serves_the_api(target, http, exchange, token):
-    """B-02, B-42, B-47: the one token reads everything it has scopes for; there is no token API."""
+    """B-02, B-42, B-46.1, B-47: the one token reads everything it has scopes for, and no answer returns it;
+    there is no token API."""
     # probing token-creating paths sends POSTs: against a live target only with --allow-writes
     check_one_token_serves_the_api(exchange, token, http, probe=target.embedded or target.policy.allow_writes)
