@@ -21,9 +21,15 @@ CLAUSES = [
         "not something an exchange with that target can show (the walkthrough replay only checks that the "
         "reference's commands use this base)",
     ),
+    # B-09 listed ids: an integer id each, the one register and queue take
+    Clause("B-09.1", "every listed benchmark has an integer id"),
+    Clause("B-09.2", "a listed id is the benchmark's id in register and queue"),
     # B-13 pending: refused until approved, then runs
     Clause("B-13.1", "a pending participant's run is refused (400 participation_pending)"),
     Clause("B-13.2", "once an organizer approves, the same participant's run is queued"),
+    # B-21 an external endpoint: with its key, and without (the key is optional)
+    Clause("B-21.1", "an external endpoint (model_source external, model_url, model_name) with model_token queues"),
+    Clause("B-21.2", "model_token is optional: the same endpoint without one queues too"),
     # B-30 the leaderboard is the web app's: the API has no leaderboard operation
     Clause(
         "B-30.1",
@@ -47,15 +53,33 @@ CLAUSES = [
         checkable=False,
         reason="only the endpoint sees which key a run calls it with; no answer of the API states it",
     ),
+    # B-32 run_status: its route, and its scope
+    Clause("B-32.1", "run_status is served at GET /api/submissions/{submission_id}/run_status/ for the caller's run"),
+    Clause("B-32.2", "run_status needs benchmark:read: a token without it gets 403"),
     # B-35 when a finished run failed, error says why
     Clause("B-35.1", "a finished run that failed carries error, a non-empty message"),
     Clause("B-35.2", "a run not yet done carries no error"),
     # B-36 run_path: present, and that run's own page
     Clause("B-36.1", "run_status carries run_path, a non-empty path"),
     Clause("B-36.2", "run_path is the run's own page: the same on every poll of a run, another for another run"),
+    # B-37 check_again_seconds: what the server states, and what the client does with it
+    Clause(
+        "B-37.1", "run_status carries check_again_seconds: an integer >= 1 while the run is in flight, none once done"
+    ),
+    Clause(
+        "B-37.2",
+        "clients poll no sooner than check_again_seconds",
+        checkable=False,
+        reason="an obligation of the client (the suite keeps it on a deployment); a server's enforcement of it is "
+        "the mock's proposal P-throttle, checked under that id",
+    ),
     # B-38 done is terminal
     Clause("B-38.1", "once done is true it stays true"),
     Clause("B-38.2", "once done, the score does not change"),
+    # B-41 each item: three answers a server could drop one by one
+    Clause("B-41.1", "each item gives the expected answer"),
+    Clause("B-41.2", "each item gives the model's answer"),
+    Clause("B-41.3", "each item says whether it was right (correct, a boolean)"),
     # B-46 the token's secret: shown once, hashed, returned by no endpoint
     Clause("B-46.1", "no endpoint returns the token's secret"),
     Clause(

@@ -50,6 +50,8 @@ class World:
             pytest.skip("the deployment lists no public benchmark to join")
         cid = listed.body["results"][0]["id"]
         joined = exchange.call("registerForCompetition", token=token, path={"id": cid})
+        if joined.status == 404:
+            raise exchange.fail("B-09.2", joined, f"the listed benchmark {cid} is not found by register")
         if joined.status == 201 and joined.body.get("participant_status") == "pending":
             pytest.skip(f"the account's participation in benchmark {cid} awaits approval")
         if joined.status not in (201, 400):

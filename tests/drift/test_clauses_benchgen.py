@@ -271,7 +271,10 @@ def _platform_model_id(scope, sent, status, got):
 
 
 def _run_path(fn):
-    return json_answer(r"/run_status/$", lambda scope, body: fn(body) and None)
+    def edit(scope, body):
+        fn(body)
+
+    return json_answer(r"/run_status/$", edit)
 
 
 def _items_before_done(scope, sent, status, got):
@@ -279,6 +282,37 @@ def _items_before_done(scope, sent, status, got):
         item = {"index": 0, "question": "q", "expected_answer": "1", "model_answer": "1", "correct": True}
         return 200, {**PAGE, "count": 1, "results": [item]}
     return None
+
+
+def _external(keyed: bool):
+    """External-endpoint runs with (or without) a key are refused."""
+
+    def edit(scope, sent, status, got):
+        external = sent.get("model_source") == "external" and bool(sent.get("model_token")) == keyed
+        if scope["path"].endswith("/queue_benchmark_run") and status == 201 and external:
+            return 400, {"detail": "Invalid endpoint.", "code": "invalid"}
+        return None
+
+    return answers(edit)
+
+
+def _first_id(body, value):
+    for row in body.get("results") or []:
+        row["id"] = value
+        return
+
+
+def _ids_shifted(scope, body):
+    for row in body.get("results") or []:
+        row["id"] += 100000
+
+
+def _items(fn):
+    def edit(scope, body):
+        for row in body.get("results") or []:
+            fn(row)
+
+    return json_answer(r"/item_results/$", edit)
 
 
 def _token_echoed(scope, body):
@@ -306,6 +340,9 @@ DRIFTS = [
      replace(lambda s, st, b: s["path"].endswith("/public/") and not _bearer(s), 401,
              _error("authentication_failed", "Authentication credentials were not provided."), UNAUTHENTICATED),
      "listing"),
+    ("listing", "B-09.1", "listing-id-slug", json_answer(r"/public/$", lambda s, b: _first_id(b, "mmlu-mini")),
+     "listing"),
+    ("listing", "B-09.2", "listed-ids-shifted", json_answer(r"/public/$", _ids_shifted), "agent"),
     ("listing", "B-06", "search-ignored",
      query_rewrite(r"/public/$", lambda q: {k: v for k, v in q.items() if k != "search"}), "listing"),
     ("listing", "B-07", "page-size-ignored",
@@ -328,7 +365,7 @@ DRIFTS = [
     ("scopes", "B-17", "read-token-joins", replace(on("/register/", "POST", 403), 201, _joined), "scopes-read"),
     ("scopes", "B-28", "read-token-queues", replace(on("/queue_benchmark_run", "POST", 403), 201, _queued),
      "scopes-read"),
-    ("scopes", "B-32", "run-token-reads-status", replace(on("/run_status/", "GET", 403), 200, _done), "scopes-run"),
+    ("scopes", "B-32.2", "run-token-reads-status", replace(on("/run_status/", "GET", 403), 200, _done), "scopes-run"),
     ("scopes", "B-44", "run-token-reads-results", replace(on("/item_results/", "GET", 403), 200, _page),
      "scopes-run"),
     ("scopes", "B-45", "wrong-scope-named",
@@ -341,6 +378,8 @@ DRIFTS = [
      replace(on("/queue_benchmark_run", "POST", 201), 415,
              _error("unsupported_media_type", 'Unsupported media type "application/json" in request.')),
      "every-model"),
+    ("runs", "B-21.1", "keyed-endpoint-refused", _external(True), "every-model"),
+    ("runs", "B-21.2", "endpoint-key-required", _external(False), "every-model"),
     ("runs", "B-19", "model-id-refused", answers(_platform_model_id), "every-model"),
     ("runs", "B-24", "agent-refused", answers(_is_agent), "agent"),
     ("runs", "B-26", "queue-answers-200", status_of("/queue_benchmark_run", "POST", 201, 200), "throttle"),
@@ -356,6 +395,15 @@ DRIFTS = [
     ("status", "B-50", "score-while-running", json_answer(r"/run_status/$", _score_while_running), "results"),
     ("status", "B-38.1", "done-then-running", fresh(_done_then_running), "results"),
     ("status", "B-38.2", "score-moves-after-done", fresh(_score_moves), "results"),
+    ("status", "B-32.1", "status-route-gone",
+     replace(on("/run_status/", "GET", 200), 404, _error("not_found", "Not found.")), "results"),
+    ("status", "B-37.1", "in-flight-asks-for-0s",
+     json_answer(r"/run_status/$", lambda s, b: b.update(check_again_seconds=0) if b.get("done") is False else None),
+     "throttle"),
+    ("results", "B-41.1", "item-without-expected-answer", _items(lambda r: r.pop("expected_answer", None)),
+     "results"),
+    ("results", "B-41.2", "item-without-model-answer", _items(lambda r: r.pop("model_answer", None)), "results"),
+    ("results", "B-41.3", "correct-as-string", _items(lambda r: r.update(correct=str(r.get("correct")))), "results"),
     ("results", "B-39", "results-route-gone",
      replace(on("/item_results/", "GET", 200), 404, _error("not_found", "Not found.")), "results"),
     ("results", "B-40", "results-before-done", answers(_items_before_done), "results"),

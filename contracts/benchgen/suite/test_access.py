@@ -23,7 +23,7 @@ ROLES = {"read": [READ], "run": [RUN], "noscope": []}
 SCOPED_CALLS = (
     (RUN, "registerForCompetition", "B-17"),  # join needs benchmark:run
     (RUN, "queueBenchmarkRun", "B-28"),  # a token without benchmark:run gets 403
-    (READ, "getRunStatus", "B-32"),  # run_status needs benchmark:read
+    (READ, "getRunStatus", "B-32.2"),  # run_status needs benchmark:read
     (READ, "getItemResults", "B-44"),  # a request outside the token's scopes is refused
     (READ, "listUserLlmModels", "B-44"),
 )
@@ -31,7 +31,7 @@ SCOPED_CALLS = (
 
 def check_operation_scopes(exchange: Exchange, place: World, token: str, scopes: list[str], second: int, joined):
     """A token carrying `scopes` on every scoped operation: accepted where it holds the operation's scope (B-43),
-    else 403 permission_denied (B-17 join, B-28 queue, B-32 run_status, B-44 the other reads) naming the one
+    else 403 permission_denied (B-17 join, B-28 queue, B-32.2 run_status, B-44 the other reads) naming the one
     missing scope, benchmark:read or benchmark:run (B-45). `second`: a benchmark to join (`joined`: the statuses
     a holder of benchmark:run may get there)."""
     sid = place.queue(exchange)
@@ -56,7 +56,7 @@ def check_operation_scopes(exchange: Exchange, place: World, token: str, scopes:
 
 @pytest.mark.parametrize("role", list(ROLES))
 def test_each_operation_asks_for_its_scope(target, http, exchange, world, role):
-    """B-17, B-28, B-32, B-43, B-44, B-45: run for join and queue, read for status, results and models (the scopes
+    """B-17, B-28, B-32.2, B-43, B-44, B-45: run for join and queue, read for status, results and models (the scopes
     benchmark:run and benchmark:read, named in each 403's required_scopes); 403 otherwise."""
     scopes = ROLES[role]
     place = world(name="Contract scopes")

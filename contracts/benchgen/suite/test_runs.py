@@ -50,8 +50,8 @@ def check_every_kind_of_model_runs(exchange: Exchange, world: World) -> None:
         ("B-19", {"model_id": m["id"]}),
         ("B-20", {"model": m["name"]}),
         ("B-20", {"model": m["catalogue_id"]}),
-        ("B-21", {"model_source": "external", "model_url": url, "model_token": key, "model_name": "contract-model"}),
-        ("B-21", {"model_source": "external", "model_url": url, "model_name": "contract-keyless"}),
+        ("B-21.1", {"model_source": "external", "model_url": url, "model_token": key, "model_name": "contract-model"}),
+        ("B-21.2", {"model_source": "external", "model_url": url, "model_name": "contract-keyless"}),
         ("B-23", {"model_source": "huggingface", "model_name": "Qwen/Qwen2.5-0.5B-Instruct"}),
     ]
     # the credits before the first run: known on the mock; on a deployment, which states a user's credits only in a
@@ -98,7 +98,7 @@ def check_polling_is_throttled(exchange: Exchange, world: World) -> None:
     first = exchange.expect(exchange.call("getRunStatus", token=token, path={"submission_id": sid}), "B-33", 200)
     wait = first.body["check_again_seconds"]
     if first.body["done"] or not isinstance(wait, int) or wait < 1:
-        raise exchange.fail("B-37", first, f"a queued run asks to poll again in {wait!r}")
+        raise exchange.fail("B-37.1", first, f"a queued run asks to poll again in {wait!r}")
     early = exchange.call("getRunStatus", token=token, path={"submission_id": sid}, expect_429=True)
     exchange.expect(early, "P-throttle", 429, "throttled")
     retry = int(early.response.headers.get("retry-after", "0"))
@@ -173,7 +173,11 @@ def check_one_token_serves_the_api(exchange: Exchange, token: str, http, probe: 
 
 
 def _status(exchange: Exchange, token: str, sid: int):
-    return exchange.expect(exchange.call("getRunStatus", token=token, path={"submission_id": sid}), "B-33", 200)
+    """The caller's own run's status: 404 is the documented route not serving it (B-32.1)."""
+    answer = exchange.call("getRunStatus", token=token, path={"submission_id": sid})
+    if answer.status == 404:
+        raise exchange.fail("B-32.1", answer, f"run_status does not know the caller's own run {sid}")
+    return exchange.expect(answer, "B-33", 200)
 
 
 def check_a_run_to_its_results(exchange: Exchange, world: World) -> None:
@@ -257,9 +261,10 @@ def check_agent_runs(exchange: Exchange, world: World, required: bool) -> None:
 
 
 def test_a_run_to_its_results(exchange, world):
-    """B-33, B-35.2, B-36.1, B-36.2, B-38.1, B-38.2, B-39, B-40, B-50: before done no score, no error and no item
-    results (400 run_not_finished); each run has its own run_path, kept to the end; done stays done with its
-    score; then the item results are served."""
+    """B-32.1, B-33, B-35.2, B-36.1, B-36.2, B-38.1, B-38.2, B-39, B-40, B-41.1, B-41.2, B-41.3, B-50: the run's
+    status at its route; before done no score, no error and no item results (400 run_not_finished); each run has
+    its own run_path, kept to the end; done stays done with its score; then the item results are served, each
+    with the expected answer, the model's and whether it was right (the exchange's conventions check)."""
     check_a_run_to_its_results(exchange, world(name="Contract results"))
 
 
@@ -274,20 +279,21 @@ def test_credits_run_out(control, exchange):
 
 
 def test_a_connected_agent_runs_like_any_model(target, http, exchange, token, spend):
-    """B-24: the account's connected agent, listed with its models, queues through the same call."""
+    """B-24, B-09.2: the account's connected agent, listed with its models, queues through the same call, on the
+    first listed benchmark (joined by its listed id)."""
     if target.embedded:
         Control(http).reset()
     check_agent_runs(exchange, World.on_deployment(exchange, token), required=target.embedded)
 
 
 def test_every_kind_of_model_runs(exchange, world):
-    """B-25, B-19, B-20, B-21, B-22, B-23, B-29, B-34: every model source queues through one call, each charged
-    once, refusals charged nothing, and each finishes with a score."""
+    """B-25, B-19, B-20, B-21.1, B-21.2, B-22, B-23, B-29, B-34: every model source queues through one call, each
+    charged once, refusals charged nothing, and each finishes with a score."""
     check_every_kind_of_model_runs(exchange, world(credits=1000, name="Contract every model"))
 
 
 def test_polling_is_throttled(exchange, world):
-    """B-37, P-throttle: an early poll is 429 with Retry-After within check_again_seconds, and does not count."""
+    """B-37.1, P-throttle: an early poll is 429 with Retry-After within check_again_seconds, and does not count."""
     check_polling_is_throttled(exchange, world(name="Contract throttle"))
 
 
