@@ -9,6 +9,9 @@
 - A join answers approved or pending (B-12); repeating it changes nothing (B-16); an unpublished benchmark is
   neither listed nor joinable (B-08).
 - One token serves every operation it has scopes for (B-02); the API has no token operations (B-42, B-47).
+- A run followed to its results: no score, error or item results before done, its own run_path, done and its
+  score terminal (B-35.2, B-36, B-38, B-39, B-40, B-50); a failed run says why (B-35.1); credits of exactly
+  one run's cost run it and the next is 402 (B-27); a connected agent runs like any model (B-24).
 
 Runs spend credits: they run in a `World` (`contracts/benchgen/world.py`), a fresh user and benchmark on the
 mock, the run's own account and a public benchmark on a deployment with --allow-spend. The join checks need
