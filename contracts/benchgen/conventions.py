@@ -4,7 +4,8 @@
 naming the claim it breaks (B-nn, or a P-… proposal of `claims.PROPOSALS`). It needs
 only the spec operation (its `operationId`, `x-errors` and responses) and the exchange,
 so it judges the mock and a live target alike. `secrets` are strings that must appear
-in no response (tokens, an external endpoint's key: B-31, B-46).
+in no response: a platform token (`bgn_…`, B-04) is B-46.1, any other secret (an external endpoint's
+key) B-31.1.
 """
 
 from __future__ import annotations
@@ -84,10 +85,10 @@ def _run_status(body: dict[str, Any]) -> list[Violation]:
         if has_error and not (isinstance(body["error"], str) and body["error"]):
             out.append(Violation("B-35.1", "error of a failed run is not a message"))
         if wait is not None:
-            out.append(Violation("B-37", "a finished run still asks to check again"))
+            out.append(Violation("B-37.1", "a finished run still asks to check again"))
     else:
         if not _is_int(wait) or wait < 1:
-            out.append(Violation("B-37", f"a run in flight has no check_again_seconds >= 1: {wait!r}"))
+            out.append(Violation("B-37.1", f"a run in flight has no check_again_seconds >= 1: {wait!r}"))
         if body.get("score") is not None:
             out.append(Violation("B-50", "a score before done"))
         if body.get("error") is not None:
@@ -103,7 +104,7 @@ def _success(operation_id: str, status: int, body: Any) -> list[Violation]:
         out += _page(body)
     if operation_id == "listPublicCompetitions" and isinstance(body, dict):
         if any(not _is_int(item.get("id")) for item in body.get("results", []) if isinstance(item, dict)):
-            out.append(Violation("B-09", "a listed benchmark has no integer id"))
+            out.append(Violation("B-09.1", "a listed benchmark has no integer id"))
     elif operation_id == "registerForCompetition":
         if status != 201:
             out.append(Violation("B-11", f"a join answered {status}, not 201"))
@@ -118,10 +119,15 @@ def _success(operation_id: str, status: int, body: Any) -> list[Violation]:
         out += _run_status(body)
     elif operation_id == "getItemResults" and isinstance(body, dict):
         for item in body.get("results", []):
-            if not isinstance(item, dict) or not {"expected_answer", "model_answer"} <= set(item):
-                out.append(Violation("B-41", f"an item lacks the expected or the model's answer: {item!r}"))
-            elif not isinstance(item.get("correct"), bool):
-                out.append(Violation("B-41", "an item does not say whether it was right"))
+            if not isinstance(item, dict):
+                out.append(Violation("B-41.1", f"an item is not an object: {item!r}"))
+                continue
+            if "expected_answer" not in item:
+                out.append(Violation("B-41.1", f"an item lacks the expected answer: {item!r}"))
+            if "model_answer" not in item:
+                out.append(Violation("B-41.2", f"an item lacks the model's answer: {item!r}"))
+            if not isinstance(item.get("correct"), bool):
+                out.append(Violation("B-41.3", f"an item does not say whether it was right: {item.get('correct')!r}"))
     return out
 
 
@@ -138,7 +144,10 @@ def check(
     raw = text if text is not None else repr(body)
     for secret in secrets:
         if secret and secret in raw:
-            out.append(Violation("B-31", f"a response of {operation['operationId']} carries a submitted secret"))
+            what = (
+                ("B-46.1", "a token's secret") if secret.startswith("bgn_") else ("B-31.1", "a submitted endpoint key")
+            )
+            out.append(Violation(what[0], f"a response of {operation['operationId']} carries {what[1]}"))
     if status >= 400:
         out += _error(operation, status, headers, body)
     elif 200 <= status < 300:

@@ -1,7 +1,7 @@
 """What BenchGen adds to the generic crawl (`contracts.runner.crawl`): the conventions check of every
 answer (`conventions.check`: DRF pages, `{detail, code}` errors, run status folds B-33…B-37, item results
 B-41), the score rollup (a finished run's score is the share of items answered right), and
-non-disclosure (B-46: the token's secret is in no answer). Submissions have no list operation, so the
+non-disclosure (B-46.1: the token's secret is in no answer). Submissions have no list operation, so the
 crawl starts from the ids given in `BENCHGEN_SUBMISSION_IDS` (comma-separated) and, on the embedded
 mock, its seeded finished run."""
 
@@ -20,7 +20,7 @@ def check(crawl, operation, path, status, headers, content, body):
     lower = {k.lower(): v for k, v in headers.items()}
     text = content.decode("utf-8", "replace")
     found = conventions.check(operation, status, lower, body, secrets=crawl.secrets, text=text)
-    out = [("B-46" if v.claim == "B-31" else v.claim, v.message) for v in found]
+    out = [("B-46.1" if v.claim == "B-31.1" else v.claim, v.message) for v in found]  # the crawl's secrets are tokens
     if operation["operationId"] == "getItemResults" and isinstance(body, dict) and 200 <= status < 300:
         run = crawl.bodies.get(path.split("?")[0].replace("/item_results/", "/run_status/"))
         out += score_rollup(run, body)
@@ -48,5 +48,8 @@ def _seeds() -> dict[str, list[str]]:
 CRAWL = CrawlHooks(
     check=check,
     seeds=_seeds(),
-    claims=("B-09", "B-33", "B-34", "B-35", "B-35.1", "B-35.2", "B-36", "B-37", "B-41", "B-46", "B-50"),
+    claims=(
+        *("B-09.1", "B-33", "B-34", "B-35.1", "B-35.2", "B-36.1", "B-37.1"),
+        *("B-41.1", "B-41.2", "B-41.3", "B-46.1", "B-50"),
+    ),
 )

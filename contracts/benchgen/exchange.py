@@ -151,5 +151,9 @@ class Control:
     def approve(self, competition_id: int, user_id: int) -> None:
         self._post(f"/__mock/competitions/{competition_id}/participants/{user_id}/approve")
 
+    def finish(self, submission_id: int, error: str) -> None:
+        """End a run in flight now, as failed with `error` (the mock's hook; a deployment's runs fail by themselves)."""
+        self._post(f"/__mock/submissions/{submission_id}/finish", {"error": error})
+
     def journal(self) -> str:
         return self.client.get("/__mock/requests").text

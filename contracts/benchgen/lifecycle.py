@@ -351,10 +351,10 @@ class BenchgenLifecycle(RuleBasedStateMachine):
                 raise drift("B-34", "getItemResults", f"{right}/{len(items)} right but the score is {run.score}")
 
     def teardown(self) -> None:
-        """B-31, B-46: on the embedded mock, the journal holds no key or token this run handed out."""
+        """B-31.1, B-46.1: on the embedded mock, the journal holds no key or token this run handed out."""
         if self.control is None:
             return
         journal = self.control.journal()
         leaked = [s for s in self.x.secrets if s in journal]
         if leaked:
-            raise drift("B-31", "GET /__mock/requests", f"{len(leaked)} submitted secret(s) in the request journal")
+            raise drift("B-31.1", "GET /__mock/requests", f"{len(leaked)} submitted secret(s) in the request journal")

@@ -50,6 +50,8 @@ class World:
             pytest.skip("the deployment lists no public benchmark to join")
         cid = listed.body["results"][0]["id"]
         joined = exchange.call("registerForCompetition", token=token, path={"id": cid})
+        if joined.status == 404:
+            raise exchange.fail("B-09.2", joined, f"the listed benchmark {cid} is not found by register")
         if joined.status == 201 and joined.body.get("participant_status") == "pending":
             pytest.skip(f"the account's participation in benchmark {cid} awaits approval")
         if joined.status not in (201, 400):
@@ -62,6 +64,7 @@ class World:
             "queueBenchmarkRun", token=token or self.token, body={"competition_id": self.competition, **body}
         )
         self.affordable(answer)
+        json_body_accepted(exchange, answer)
         return exchange.expect(answer, claim, 201).body["submission_id"]
 
     def affordable(self, answer: Answer) -> None:
@@ -86,6 +89,12 @@ class World:
             step=step,
             drift=lambda detail: exchange.fail("B-37", first, f"run {sid}: {detail}"),
         )
+
+
+def json_body_accepted(exchange: Exchange, answer: Answer) -> None:
+    """B-18: the queue call takes a JSON body; a 415 to one is the route refusing what the reference prints."""
+    if answer.operation_id == "queueBenchmarkRun" and answer.status == 415:
+        raise exchange.fail("B-18", answer, "the queue call refused its JSON body")
 
 
 def _platform_model(exchange: Exchange, token: str) -> int:

@@ -49,7 +49,7 @@ def test_broken_answers_are_caught():
     done_both = {"done": True, "score": 0.5, "error": "x", "check_again_seconds": None, "run_path": "/r"}
     assert "B-34" in _claims(conventions.check(status, 200, {}, done_both))
     early = {"done": False, "score": 0.5, "error": None, "check_again_seconds": 0, "run_path": "/r"}
-    assert {"B-37", "B-50"} <= _claims(conventions.check(status, 200, {}, early))
+    assert {"B-37.1", "B-50"} <= _claims(conventions.check(status, 200, {}, early))
     assert "B-33" in _claims(conventions.check(status, 200, {}, {"done": "no"}))
     assert "B-12" in _claims(
         conventions.check(OPS["registerForCompetition"], 201, {}, {"participant_status": "joined"})
@@ -59,12 +59,14 @@ def test_broken_answers_are_caught():
     )
     assert "B-26" in _claims(conventions.check(OPS["queueBenchmarkRun"], 201, {}, {"id": 1}))
     listing = {"count": 1, "next": None, "previous": None, "results": [{"name": "x"}]}
-    assert "B-09" in _claims(conventions.check(OPS["listPublicCompetitions"], 200, {}, listing))
+    assert "B-09.1" in _claims(conventions.check(OPS["listPublicCompetitions"], 200, {}, listing))
     assert "P-pages" in _claims(conventions.check(OPS["listUserLlmModels"], 200, {}, [{"id": 1}]))
     items = {"count": 1, "next": None, "previous": None, "results": [{"expected_answer": "1", "model_answer": "1"}]}
-    assert "B-41" in _claims(conventions.check(OPS["getItemResults"], 200, {}, items))
+    assert "B-41.3" in _claims(conventions.check(OPS["getItemResults"], 200, {}, items))
     leak = conventions.check(status, 200, {}, {"done": True}, secrets=["sk-1"], text='{"k":"sk-1"}')
-    assert "B-31" in _claims(leak)
+    assert "B-31.1" in _claims(leak)
+    token_leak = conventions.check(status, 200, {}, {"done": True}, secrets=["bgn_1"], text='{"k":"bgn_1"}')
+    assert "B-46.1" in _claims(token_leak)
 
 
 def test_the_mocks_answers_keep_the_conventions(bench):

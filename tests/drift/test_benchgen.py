@@ -185,6 +185,23 @@ def _refusals_charge(app):
     return Rewrite(app, on_json(edit))
 
 
+def _repeat_join_approves(app):
+    """A repeated join of a pending participation approves it: the next run is queued."""
+    repeated: set[int] = set()
+
+    def answer(scope, request_body, status, headers, raw):
+        if scope["path"].endswith("/register/") and status == 400 and b"already_applied" in raw:
+            repeated.add(int(scope["path"].split("/")[3]))
+        elif scope["path"].endswith("/queue_benchmark_run") and status == 400 and b"participation_pending" in raw:
+            sent = orjson.loads(request_body)
+            if sent.get("competition_id") in repeated:
+                out = orjson.dumps(_queued(scope, sent))
+                return 201, [(k, str(len(out)).encode() if k == b"content-length" else v) for k, v in headers], out
+        return None
+
+    return SharedRewrite(app, answer)
+
+
 def _retry_after(scope, status, table):
     if status == 429:
         table[b"retry-after"] = b"3600"
@@ -209,9 +226,9 @@ SUITE_DRIFTS = [
      lambda app: Rewrite(app, on_headers(_retry_after)), "throttle"),
     ("participant-status-unknown", "joins", "B-12", at("/register/", lambda b: b.__setitem__(
         "participant_status", "accepted") if "participant_status" in b else None), "joins"),
-    ("repeat-join-approves", "joins", "B-16", replaced("/queue_benchmark_run", 201, _queued, old=400), "joins"),
+    ("repeat-join-approves", "joins", "B-16", lambda app: _repeat_join_approves(app), "joins"),
     ("draft-joinable", "joins", "B-08", replaced("/register/", 201, _joined, old=404), "joins"),
-    ("token-api-exists", "auth and credential states", "B-47", status_of("/api/tokens/", "POST", 404, 201),
+    ("token-api-exists", "auth and credential states", "B-42", status_of("/api/tokens/", "POST", 404, 201),
      "token-surface"),
     ("token-refused-on-models", "auth and credential states", "B-02",
      replaced("/user_llm_models/", 403, _no_scope), "token-surface"),

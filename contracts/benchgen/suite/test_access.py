@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from ..exchange import Control
+from ..exchange import Control, Exchange
 from ..world import World
 from .conftest import REVOCATION_SECONDS
 
@@ -19,9 +19,44 @@ READ, RUN = "benchmark:read", "benchmark:run"
 ROLES = {"read": [READ], "run": [RUN], "noscope": []}
 
 
+# each operation, the scope it needs, and the claim its refusal without that scope states
+SCOPED_CALLS = (
+    (RUN, "registerForCompetition", "B-17"),  # join needs benchmark:run
+    (RUN, "queueBenchmarkRun", "B-28"),  # a token without benchmark:run gets 403
+    (READ, "getRunStatus", "B-32.2"),  # run_status needs benchmark:read
+    (READ, "getItemResults", "B-44"),  # a request outside the token's scopes is refused
+    (READ, "listUserLlmModels", "B-44"),
+)
+
+
+def check_operation_scopes(exchange: Exchange, place: World, token: str, scopes: list[str], second: int, joined):
+    """A token carrying `scopes` on every scoped operation: accepted where it holds the operation's scope (B-43),
+    else 403 permission_denied (B-17 join, B-28 queue, B-32.2 run_status, B-44 the other reads) naming the one
+    missing scope, benchmark:read or benchmark:run (B-45). `second`: a benchmark to join (`joined`: the statuses
+    a holder of benchmark:run may get there)."""
+    sid = place.queue(exchange)
+    place.finish(exchange, sid)
+    args = {
+        "registerForCompetition": {"path": {"id": second}},
+        "queueBenchmarkRun": {"body": {"competition_id": place.competition, "model_id": place.model_id}},
+        "getRunStatus": {"path": {"submission_id": sid}},
+        "getItemResults": {"path": {"submission_id": sid}},
+        "listUserLlmModels": {},
+    }
+    accepted = {"registerForCompetition": joined, "queueBenchmarkRun": {201}}
+    for scope, operation_id, refusal in SCOPED_CALLS:
+        answer = exchange.call(operation_id, token=token, **args[operation_id])
+        if scope in scopes:
+            exchange.expect(answer, "B-43", accepted.get(operation_id, {200}))
+        else:
+            exchange.expect(answer, refusal, 403, "permission_denied")
+            if answer.body["required_scopes"] != [scope]:
+                raise exchange.fail("B-45", answer, f"403 names {answer.body['required_scopes']}, not [{scope!r}]")
+
+
 @pytest.mark.parametrize("role", list(ROLES))
 def test_each_operation_asks_for_its_scope(target, http, exchange, world, role):
-    """B-17, B-28, B-32, B-44, B-45: run for join and queue, read for status, results and models (the scopes
+    """B-17, B-28, B-32.2, B-43, B-44, B-45: run for join and queue, read for status, results and models (the scopes
     benchmark:run and benchmark:read, named in each 403's required_scopes); 403 otherwise."""
     scopes = ROLES[role]
     place = world(name="Contract scopes")
@@ -36,23 +71,7 @@ def test_each_operation_asks_for_its_scope(target, http, exchange, world, role):
             pytest.skip(target.missing_role(role))
         second, joined = place.competition, {201, 400}  # joined already: a holder of the scope is not refused
     exchange.secrets.add(token)
-    sid = place.queue(exchange)
-    place.finish(exchange, sid)
-    calls = [
-        (RUN, "registerForCompetition", {"path": {"id": second}}, joined),
-        (RUN, "queueBenchmarkRun", {"body": {"competition_id": place.competition, "model_id": place.model_id}}, {201}),
-        (READ, "getRunStatus", {"path": {"submission_id": sid}}, {200}),
-        (READ, "getItemResults", {"path": {"submission_id": sid}}, {200}),
-        (READ, "listUserLlmModels", {}, {200}),
-    ]
-    for scope, operation_id, args, accepted in calls:
-        answer = exchange.call(operation_id, token=token, **args)
-        if scope in scopes:
-            exchange.expect(answer, "B-43", accepted)
-        else:
-            exchange.expect(answer, "B-44", 403, "permission_denied")
-            if answer.body["required_scopes"] != [scope]:
-                raise exchange.fail("B-44", answer, f"403 names {answer.body['required_scopes']}, not [{scope!r}]")
+    check_operation_scopes(exchange, place, token, scopes, second, joined)
 
 
 def test_revoked_token_works_until_the_window_ends(control, exchange):

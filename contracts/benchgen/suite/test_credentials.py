@@ -11,7 +11,7 @@ EXTERNAL = {"model_source": "external", "model_url": "https://llm.example.com/v1
 
 
 def test_endpoint_key_is_never_echoed(target, http, exchange, token, spend):
-    """B-31: the key comes back in no answer, accepted or refused, nor (embedded) in the journal."""
+    """B-31.1: the key comes back in no answer, accepted or refused, nor (embedded) in the journal."""
     key = "sk-contract-credential-5b1e"
     exchange.secrets.add(key)
     if target.embedded:
@@ -25,7 +25,7 @@ def test_endpoint_key_is_never_echoed(target, http, exchange, token, spend):
         # refused bodies carrying the key: the error message must not quote it either (a live server
         # might accept these readings of the mock's and spend again, so only the mock is asked)
         for refused in ({**body, "model_id": 1}, {**body, "model_url": "ftp://x"}, {**body, "model_token": key * 500}):
-            exchange.expect(exchange.call("queueBenchmarkRun", token=token, body=refused), "B-31", 400)
+            exchange.expect(exchange.call("queueBenchmarkRun", token=token, body=refused), "B-31.1", 400)
     sid = first.body["submission_id"]
     exchange.call("getRunStatus", token=token, path={"submission_id": sid})
     if target.embedded:
@@ -33,5 +33,5 @@ def test_endpoint_key_is_never_echoed(target, http, exchange, token, spend):
         exchange.expect(exchange.call("getRunStatus", token=token, path={"submission_id": sid}), "B-34", 200)
         exchange.expect(exchange.call("getItemResults", token=token, path={"submission_id": sid}), "B-39", 200)
         if key in http.get("/__mock/requests").text:
-            raise exchange.fail("B-31", first, "the endpoint key is in the request journal")
+            raise exchange.fail("B-31.1", first, "the endpoint key is in the request journal")
     exchange.call("listUserLlmModels", token=token)

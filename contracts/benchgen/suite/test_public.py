@@ -11,7 +11,8 @@ from .conftest import OPERATIONS
 
 
 def test_listing_is_public_searchable_and_paged(exchange):
-    """B-05, B-06, B-07, B-09: no token needed; search filters; page_size bounds the page; every item has an id."""
+    """B-05, B-06, B-07, B-09.1: no token needed; search filters; page_size bounds the page; every item has an
+    integer id (the exchange's conventions check of each listing)."""
     everything = exchange.expect(exchange.call("listPublicCompetitions", token=None), "B-05", 200)
     found = exchange.expect(
         exchange.call("listPublicCompetitions", token=None, query={"search": "gsm8k", "page_size": 5}), "B-06", 200

@@ -80,4 +80,4 @@ def test_walkthrough_as_printed(target, http, token, spend):
             raise drift("B-41", "getItemResults", f"item results answered {items.status_code}: {items.text[:200]}")
         key = steps.external_body["model_token"]
         if key in status.text or key in items.text:
-            raise drift("B-31", "getRunStatus", "the printed endpoint key came back")
+            raise drift("B-31.1", "getRunStatus", "the printed endpoint key came back")
