@@ -15,6 +15,9 @@ schemathesis' `case.call` through `send()` directly):
   is skipped with the reason (`RateLimited`). A check that provokes a 429 on purpose
   sends its request with the extension `{"expect_429": True}` (or its own client).
 
+On a mock with a control surface a wait moves the mock's clock on by its length rather than
+sleeping (`Pacer.sleep`, set by the session): the mock's throttles and windows run on that clock.
+
 `X-RateLimit-Reset` is Unix time on the *server's* clock, which a mock's simulated clock
 need not share with ours; the pacer therefore never waits longer than one window from
 the first answer that showed the window, which bounds every wait.
@@ -54,6 +57,9 @@ class Pacer:
     window_seconds: float = 60.0
     reserve: int = 0  # requests left unspent in each window
     waited: float = 0.0  # seconds this run spent paced (the report states it)
+    # how a wait passes: real time on a deployment; on a mock with a control surface, its simulated
+    # clock is moved on instead (`Session`), since a frozen clock never lets a throttle or window end
+    sleep: Callable[[float], None] = field(default=lambda seconds: time.sleep(seconds), repr=False)
     windows: dict[str, Window] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -115,7 +121,7 @@ class Pacer:
         seconds = self.delay(method)
         if seconds > 0:
             self.waited += seconds
-            time.sleep(seconds)
+            self.sleep(seconds)
             with self._lock:
                 self.windows.pop(self.kind(method), None)
 
@@ -156,7 +162,7 @@ def send(policy: RunPolicy, pacer: Pacer, method: str, attempt: Callable[[], Any
         if close is not None:
             close()
         pacer.waited += wait
-        time.sleep(wait)
+        pacer.sleep(wait)
     raise RateLimited(f"{method} still answered 429 after {RETRIES} waits of Retry-After")
 
 

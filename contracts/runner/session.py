@@ -100,6 +100,10 @@ class Session:
     def control_get(self, path: str) -> httpx.Response:
         return httpx.get(f"{self.base_url}/__mock{path}", timeout=10)
 
+    def advance_clock(self, seconds: float) -> None:
+        """Move the mock's clock on by `seconds` (`POST /__mock/clock`)."""
+        self.control_post("/clock", {"advance_seconds": seconds}).raise_for_status()
+
     def mint(self, scopes: list[str] | None = None, **body: Any) -> str:
         """A credential from the mock's `POST /__mock/tokens` (mock targets only)."""
         response = self.control_post("/tokens", {**({"scopes": scopes} if scopes is not None else {}), **body})
@@ -155,6 +159,8 @@ def resolve(name: str, environ: dict[str, str] | None = None) -> Session:
         url = differential.through_front(name, url, {k: v for k, v in env.items() if k in spec.credential_envs})
     session = Session(name, url, control, env, RunPolicy.from_env(live=not control, env=environ), server=server)
     session.roles = dict(spec.role_envs)
+    if control:  # a wait under the mock's throttles passes on the mock's own clock
+        session.pacer.sleep = session.advance_clock
     if control and spec.prepare:
         spec.prepare(session)  # the suite's own fresh account and credentials; a given one is never spent
     elif not control:

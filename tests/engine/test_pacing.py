@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from contracts.runner import pacing
@@ -71,3 +73,34 @@ def test_the_budget_and_the_read_only_guard_stop_a_request_before_it_is_sent() -
     with pytest.raises(NotPermitted):
         send(RunPolicy(live=True, allow_writes=True), Pacer(), "DELETE", lambda: sent.append(1))
     assert sent == []
+
+
+def test_on_a_mock_a_wait_moves_the_mock_clock_on_instead_of_sleeping() -> None:
+    """B-37: an early `run_status` poll is 429 throttled with Retry-After; on a mock target the pacer
+    waits it out on the mock's own clock (a simulated clock never ends a throttle by real sleep)."""
+    from contracts.benchgen.exchange import Control, Exchange
+    from contracts.benchgen.suite.conftest import OPERATIONS
+    from contracts.benchgen.world import World
+    from contracts.runner.session import resolve
+
+    session = resolve("benchgen", {})
+    try:
+        assert session.control and session.pacer.sleep == session.advance_clock
+        with session.client() as client:
+            exchange = Exchange(client, OPERATIONS)
+            world = World.on_mock(Control(client), exchange)
+            sid = world.queue(exchange)
+
+            def poll(**kw):
+                return exchange.call("getRunStatus", token=world.token, path={"submission_id": sid}, **kw)
+
+            assert poll().status == 200
+            assert poll(expect_429=True).status == 429  # an early poll is throttled
+            before, started = Control(client).now(), time.monotonic()
+            assert poll().status == 200  # waited out by the pacer, on the mock's clock
+            elapsed = time.monotonic() - started
+            moved = (Control(client).now() - before).total_seconds()
+        assert session.pacer.waited >= 1 and moved >= session.pacer.waited
+        assert elapsed < session.pacer.waited  # the wait passed on the mock's clock, not in real time
+    finally:
+        session.close()
