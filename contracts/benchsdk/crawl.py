@@ -39,7 +39,7 @@ def derived_findings(operation_id: str, body: Any) -> list[tuple[str, str]]:
         parts = [p for p in body["participants"] if isinstance(p, dict)]
         summary = (body.get("summary") or {}).get("participants") or {}
         if isinstance(summary.get("total"), int) and summary["total"] != len(parts):
-            out.append(("A-85.1", f"summary.participants.total {summary['total']} but {len(parts)} participants listed"))
+            out.append(("A-85.1", f"summary.participants.total {summary['total']}, {len(parts)} listed"))
         counted = [p.get("totalTasks") for p in parts]
         size = (body.get("run") or {}).get("totalTasks")
         if isinstance(size, int) and counted and all(isinstance(c, int) for c in counted) and sum(counted) > size:

@@ -92,6 +92,9 @@ def test_run_key_siblings_converge(platform):
     elsewhere = platform.json("POST", f"/benchmarks/{other}/runs", {"runKey": key}, expect=201, claim="A-13.1")
     if elsewhere["run"]["id"] == ids[0]:
         raise Drift("A-13.1", "createRun", "the same runKey under another benchmark gave the same run")
+    again = platform.json("POST", f"/benchmarks/{slug}/runs", {"runKey": key}, expect=200, claim="A-11")
+    if again["run"]["id"] != ids[0]:
+        raise Drift("A-11", "createRun", "the runKey, used under another benchmark since, no longer finds its run")
     for name, total in (("e2b", 4), ("modal", 2), ("e2b", 3)):
         platform.call(
             "PUT", f"/benchmarks/{slug}/runs/{enc(ids[0])}/participants/{name}", {"totalTasks": total}, claim="A-37"
@@ -110,16 +113,22 @@ def planned_claims(platform, *, total: int, workers: int, per_worker: int, claim
         "POST", f"/benchmarks/{slug}/runs", {"totalTasks": total, "participants": ["e2b"]}, expect=201
     )
     base = f"/benchmarks/{slug}/runs/{enc(created['run']['id'])}/participants/e2b/workers"
-    platform.call("POST", base, {"workerCount": workers, "targetConcurrency": per_worker}, claim="A-39")
+    items = platform.json("POST", base, {"workerCount": workers, "targetConcurrency": per_worker}, claim="A-39")[
+        "items"
+    ]
+    if len(items) != workers or any(w["status"] != "pending" for w in items):
+        raise Drift("A-39", "planWorkers", f"workerCount {workers} planned {[w['status'] for w in items]}")
     body = {"processKind": "process", "processKey": "contract"}
     return [platform.json("POST", base + "/claim", body, claim=claim)["assignment"] for _ in range(claims)]
 
 
 def test_claim_exhaustion_and_disjoint_ranges(platform):
-    """A-39, A-42, A-43: k workers, k + 1 claims; the last is {assignment: null}."""
+    """A-39, A-41.2, A-42.1, A-43: k workers, k + 1 claims; the last is {assignment: null}."""
     got = planned_claims(platform, total=6, workers=3, per_worker=2, claims=4, claim="A-41")
-    if got[3] is not None or any(a is None for a in got[:3]):
-        raise Drift("A-42.1", "claimWorker", f"3 workers, 4 claims answered {[a is not None for a in got]}")
+    if any(a is None for a in got[:3]):
+        raise Drift("A-41.2", "claimWorker", f"3 pending workers, the first 3 claims answered {got[:3]}")
+    if got[3] is not None:
+        raise Drift("A-42.1", "claimWorker", f"3 workers, a 4th claim answered {got[3]}")
     covered = sorted(i for a in got[:3] for i in range(a["taskRange"]["start"], a["taskRange"]["end"] + 1))
     if covered != list(range(6)):
         raise Drift("A-43", "claimWorker", f"the ranges cover {covered}, not 0..5 once each")
@@ -157,7 +166,7 @@ def test_sequencing_duplicates_regressions_gaps_final(platform):
     send(4, claim="P-sequence")
     send(2, expect=409, claim="A-51", code="sequence_regression")
     send(5, final=True, claim="A-52")
-    send(6, expect=409, claim="P-sequence", code="attempt_finalized")
+    send(6, expect=409, claim="A-52", code="attempt_finalized")
     items = platform.json("GET", f"/benchmarks/{slug}/runs/{enc(run_id)}/results/imports", claim="A-100")["items"]
     if sorted(i["sequenceNumber"] for i in items) != [0, 4, 5]:
         raise Drift("A-16.2", "getRunImports", f"batches {[i['sequenceNumber'] for i in items]}, sent 0, 4, 5")
