@@ -73,6 +73,7 @@ CHECKS: dict[str, Callable[[str], Any]] = {
     "upsert": _benchsdk(lambda p, h: test_lifecycle.check_benchmark_upsert_and_listing(p)),
     "run": _benchsdk(lambda p, h: test_lifecycle.check_run_and_workers(p)),
     "foreign": _benchsdk(lambda p, h: test_lifecycle.check_foreign_benchmark_takes_runs(p)),
+    "run-key-org": _benchsdk(lambda p, h: test_lifecycle.check_run_key_per_org(p, test_lifecycle.other_org(p))),
     "heartbeat": _benchsdk(lambda p, h: test_lifecycle.check_heartbeat_reads(p)),
     "timeline": _benchsdk(lambda p, h: test_lifecycle.check_records_timeline_and_iterations(p, _settle(h))),
     "logs": _benchsdk(lambda p, h: test_lifecycle.check_participant_logs(p)),
@@ -304,11 +305,12 @@ def _heartbeats_throttled(app):
 
 def _first_put_refused(app):
     """The first PUT of a benchmark slug (a create) is refused: PUT only updates."""
+    known: set[str] = set()
 
     def answer(scope, body, status, headers, raw):
-        made = (_json(raw) or {}).get("benchmark") or {}
-        created = made.get("createdAt") is not None and made.get("createdAt") == made.get("updatedAt")
-        if scope["method"] == "PUT" and re.search(BENCHMARK, scope["path"]) and status == 200 and created:
+        first = scope["path"] not in known
+        if scope["method"] == "PUT" and re.search(BENCHMARK, scope["path"]) and status == 200 and first:
+            known.add(scope["path"])
             return _error(400, "invalid_argument")
         return None
 
@@ -543,6 +545,7 @@ DRIFTS = [
     ("run-key-global", "A-11", _run_key_global, "siblings"),
     ("run-key-ignored", "A-12", body_rewrite(RUNS, lambda b: b.pop("runKey", None)), "siblings"),
     ("run-key-across-benchmarks", "A-13.1", _run_key_shared_across_benchmarks, "siblings"),
+    ("run-key-across-orgs", "A-13.2", _run_key_shared_across_benchmarks, "run-key-org"),
     ("participant-sum-off", "A-30", json_answer(RUN, _participant_sum_off), "siblings"),
     ("shared-participant-refused", "A-37",
      refuse(r"/participants/[^/]+$", lambda b: True, 400, "invalid_argument", "PUT"), "siblings"),

@@ -8,7 +8,8 @@ run and an injected drift of it is caught by one small check.
 - A run: the create answer (A-34) registers the listed participants (A-36); the run carries its status,
   totalTasks and config (A-20); planned workers own `targetConcurrency` tasks each (A-40) and read the
   claim's range (A-23); a repeated participant PUT updates it (A-38); another organisation's benchmark,
-  subscribed to, takes runs (A-26, the mock's seeded feed).
+  subscribed to, takes runs (A-26, the mock's seeded feed); the same runKey from another organisation
+  gives another run (A-13.2, a second organisation minted on the mock).
 - Heartbeats: the worker row keeps each field (A-47.1-3), worker listings carry them (A-88), the
   progress view (A-49.1, A-49.2: task counts A-85.1, freshness A-85.2, ready flags A-85.3) and the
   timeline (A-99.3) are fed by them; a step's ready flag is set once its samples reach their target
@@ -25,7 +26,6 @@ under the mock's seeded feed (skipped without the mock's control surface).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -116,6 +116,23 @@ def check_foreign_benchmark_takes_runs(p: Platform) -> None:
                   claim="A-26")  # fmt: skip
     if made["run"]["benchmarkSlug"] != FEED:
         raise p.drift("A-26", "createRun", f"a run on {FEED} reads benchmark {made['run']['benchmarkSlug']}")
+
+
+def check_run_key_per_org(p: Platform, other: Platform) -> None:
+    """A-13.2: `other` (another organisation's key) sends the same runKey on the same benchmark."""
+    slug, key = new_slug(), new_slug()
+    p.call("PUT", f"/benchmarks/{slug}", {"name": "Contract run keys"}, claim="A-24")
+    mine = _run(p, slug, {"runKey": key})["run"]["id"]
+    theirs = other.json("POST", f"/benchmarks/{slug}/runs", {"runKey": key}, expect=201, claim="A-13.2")["run"]
+    if theirs["id"] == mine:
+        raise p.drift("A-13.2", "createRun", "another organisation's runKey found this organisation's run")
+
+
+def other_org(p: Platform) -> Platform:
+    """A platform client with an API key of a second organisation, minted on the mock's control surface."""
+    org = p.raw("POST", p.base_url + "/__mock/orgs", json={"slug": new_slug()}).json()
+    key = p.raw("POST", p.base_url + "/__mock/tokens", json={"org_id": org["id"], "kind": "api_key"}).json()
+    return Platform(p.http, p.base_url, key["token"])
 
 
 SAMPLES = [{"step": "exec", "active": 1, "target": 2}, {"step": "create", "active": 0, "target": 2}]
@@ -303,6 +320,13 @@ def test_foreign_benchmark_takes_runs(platform, target):
     check_foreign_benchmark_takes_runs(platform)
 
 
+def test_run_key_per_org(platform, target):
+    """A-13.2: the same runKey under another organisation gives a different run."""
+    if not target.control:
+        pytest.skip("a second organisation's key is minted on the mock's /__mock/tokens")
+    check_run_key_per_org(platform, other_org(platform))
+
+
 def test_heartbeat_reads(platform):
     """A-47.1, A-47.2, A-47.3, A-88, A-49.1, A-49.2, A-85.1, A-85.2, A-85.3, A-86, A-99.3."""
     check_heartbeat_reads(platform)
@@ -326,15 +350,3 @@ def test_closing(platform):
 def test_summary_stored(platform):
     """A-73.1, A-73.2, A-73.3."""
     check_summary_stored(platform)
-
-
-CHECKS: dict[str, Callable[..., None]] = {
-    "upsert": check_benchmark_upsert_and_listing,
-    "run": check_run_and_workers,
-    "foreign": check_foreign_benchmark_takes_runs,
-    "heartbeat": check_heartbeat_reads,
-    "records": check_records_timeline_and_iterations,
-    "logs": check_participant_logs,
-    "closing": check_closing,
-    "summary": check_summary_stored,
-}
