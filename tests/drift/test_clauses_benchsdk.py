@@ -25,7 +25,7 @@ from mock_server.app import create_app
 from mock_server.benchsdk.fixtures import SEED_API_KEY
 from tests.benchwright.drift import drop_query_parameter
 from tests.drift.harness import Rewrite, served
-from tests.drift.test_benchsdk import request
+from tests.drift.test_benchsdk import _oauth, request
 from tests.drift.test_clauses import _benchsdk, _claimed_again, _since_day_shifted, json_answer, named, query_rewrite
 from tests.drifting import Rewrite as SharedRewrite
 
@@ -59,14 +59,7 @@ CHECKS: dict[str, Callable[[str], Any]] = {
     "shapes": _benchsdk(lambda p, h: test_read_path.check_run_shapes(p)),
     "records": _benchsdk(lambda p, h: test_read_path.check_records_read_back(p, _settle(h))),
     "artifacts": _benchsdk(lambda p, h: test_read_path.check_artifacts_and_closing(p)),
-    "oauth": _benchsdk(
-        lambda p, h: test_read_path.check_oauth_names_its_org(
-            p,
-            *(lambda m: (m["token"], m["org_id"], m["org_slug"]))(
-                h.post("/__mock/tokens", json={"kind": "oauth"}).json()
-            ),
-        )
-    ),
+    "oauth": _benchsdk(_oauth),
     "dates": _benchsdk(
         lambda p, h: test_date_filters.test_since_and_until_read_dates_in_the_time_zone_and_timestamps_literally(p)
     ),
