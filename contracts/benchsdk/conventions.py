@@ -122,7 +122,7 @@ def _walk(node: Any, path: str, out: list[Violation]) -> None:
         if key == "compositeScore" and isinstance(value, int | float) and not 0 <= value <= 100:
             out.append(Violation("A-75", f"{where} = {value} is outside [0, 100]"))
         if key in ("successRate", "completionRatio") and isinstance(value, int | float) and not 0 <= value <= 1:
-            out.append(Violation("A-96", f"{where} = {value} is outside [0, 1]"))
+            out.append(Violation("A-96.4", f"{where} = {value} is outside [0, 1]"))
         _walk(value, where, out)
 
 
@@ -141,11 +141,13 @@ def _benchmark_slugs(body: Any, out: list[Violation]) -> None:
 
 
 def _absolute_presigned(url: Any, what: str, out: list[Violation]) -> None:
+    """An absolute, out-of-band presigned URL: the upload's (A-61) or the lookup's download (A-90.1)."""
+    claim = "A-61" if what == "uploadUrl" else "A-90.1"
     parts = urlsplit(url) if isinstance(url, str) else None
     if parts is None or parts.scheme not in ("http", "https") or not parts.netloc:
-        out.append(Violation("A-61", f"{what} {url!r} is not an absolute URL"))
+        out.append(Violation(claim, f"{what} {url!r} is not an absolute URL"))
     elif parts.path.startswith("/api/v1/"):
-        out.append(Violation("A-61", f"{what} {url!r} is under /api/v1 (it is an out-of-band presigned URL)"))
+        out.append(Violation(claim, f"{what} {url!r} is under /api/v1 (it is an out-of-band presigned URL)"))
 
 
 def _events_answer(body: dict[str, Any], out: list[Violation]) -> None:
@@ -153,11 +155,11 @@ def _events_answer(body: dict[str, Any], out: list[Violation]) -> None:
     record), and a resend, counted once, adds none."""
     duplicate, accepted = body.get("duplicate"), body.get("accepted")
     if not isinstance(duplicate, bool):
-        out.append(Violation("A-16", "an events answer says whether the batch was a duplicate"))
+        out.append(Violation("A-16.1", "an events answer says whether the batch was a duplicate"))
     if isinstance(accepted, bool) or not isinstance(accepted, int) or accepted < 0:
         out.append(Violation("P-envelopes", f"the events answer's accepted = {accepted!r} is not a record count"))
     elif duplicate is True and accepted != 0:
-        out.append(Violation("A-16", f"a duplicate batch answered accepted = {accepted}; it is counted once"))
+        out.append(Violation("A-16.2", f"a duplicate batch answered accepted = {accepted}; it is counted once"))
 
 
 def check(operation: Mapping[str, Any], status: int, headers: Mapping[str, str], body: Any) -> list[Violation]:
@@ -180,7 +182,7 @@ def check(operation: Mapping[str, Any], status: int, headers: Mapping[str, str],
         a = body["assignment"]
         absent = ASSIGNMENT - set(a)
         if absent:
-            out.append(Violation("A-41", f"the assignment lacks {sorted(absent)}"))
+            out.append(Violation("A-41.2", f"the assignment lacks {sorted(absent)}"))
     if op_id == "createWorkerArtifact":
         _absolute_presigned(body.get("uploadUrl"), "uploadUrl", out)
     if op_id == "getWorkerArtifact":

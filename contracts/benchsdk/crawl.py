@@ -2,7 +2,7 @@
 answer (`conventions.check`: envelopes, errors, timestamps, taskRange, score ranges) and derived fields of
 the rows a client reads: a run's participants' task counts add up to a participant-sized run (A-30),
 progress counts agree with the participants listed (A-85), result buckets' successes and errors add up
-to their task count (A-96), imports' batch states add up to the batches (A-100), and the API key
+to their task count (A-98.1), imports' batch states add up to the batches (A-100), and the API key
 appears in no answer."""
 
 from __future__ import annotations
@@ -39,18 +39,18 @@ def derived_findings(operation_id: str, body: Any) -> list[tuple[str, str]]:
         parts = [p for p in body["participants"] if isinstance(p, dict)]
         summary = (body.get("summary") or {}).get("participants") or {}
         if isinstance(summary.get("total"), int) and summary["total"] != len(parts):
-            out.append(("A-85", f"summary.participants.total {summary['total']} but {len(parts)} participants listed"))
+            out.append(("A-85.1", f"summary.participants.total {summary['total']}, {len(parts)} listed"))
         counted = [p.get("totalTasks") for p in parts]
         size = (body.get("run") or {}).get("totalTasks")
         if isinstance(size, int) and counted and all(isinstance(c, int) for c in counted) and sum(counted) > size:
-            out.append(("A-85", f"participants' totalTasks add up to {sum(counted)}, more than the run's {size}"))
+            out.append(("A-85.1", f"participants' totalTasks add up to {sum(counted)}, more than the run's {size}"))
     if operation_id == "getRunTaskResults":
         for bucket in body.get("buckets") or []:
             if not isinstance(bucket, dict):
                 continue
             tasks, ok, bad = bucket.get("taskCount"), bucket.get("successCount"), bucket.get("errorCount")
             if all(isinstance(x, int) for x in (tasks, ok, bad)) and ok + bad != tasks:
-                out.append(("A-96", f"a bucket counts {tasks} tasks but {ok} successes and {bad} errors"))
+                out.append(("A-98.1", f"a bucket counts {tasks} tasks but {ok} successes and {bad} errors"))
     if operation_id == "getRunImports" and isinstance(body.get("summary"), dict):
         summary = body["summary"]
         parts = [summary.get(k) for k in ("persisted", "queued", "failed")]
@@ -132,8 +132,10 @@ CRAWL = CrawlHooks(
         "A-43",
         "A-61",
         "A-75",
-        "A-85",
-        "A-96",
+        "A-85.1",
+        "A-90.1",
+        "A-96.4",
+        "A-98.1",
         "A-100",
     ),
 )

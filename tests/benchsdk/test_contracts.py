@@ -85,15 +85,15 @@ def test_an_undocumented_error_code_is_a_violation():
             },
             "A-43",
         ),
-        ("claimWorker", {"assignment": {"workerId": "w"}}, "A-41"),
+        ("claimWorker", {"assignment": {"workerId": "w"}}, "A-41.2"),
         ("claimWorker", {"workerId": "w"}, "P-envelopes"),
         ("getRun", {"run": {"createdAt": "2026-04-20T10:00:00+00:00"}}, "P-timestamps"),
         ("getRun", {"run": {"summary": {"results": [{"compositeScore": 104}]}}}, "A-75"),
         ("getBenchmark", {"benchmark": {"slug": "Sandbox", "config": {}}}, "A-17"),
         ("createWorkerArtifact", {"artifactId": "a", "uploadUrl": "/__uploads/x", "artifact": {}}, "A-61"),
-        ("postWorkerEvents", {"accepted": 1}, "A-16"),
+        ("postWorkerEvents", {"accepted": 1}, "A-16.1"),
         ("postWorkerEvents", {"accepted": True, "duplicate": False}, "P-envelopes"),
-        ("postWorkerEvents", {"accepted": 3, "duplicate": True}, "A-16"),
+        ("postWorkerEvents", {"accepted": 3, "duplicate": True}, "A-16.2"),
     ],
 )
 def test_conventions_catch_each_kind_of_drift(op_id, body, claim):

@@ -17,10 +17,12 @@ import pytest
 
 from contracts.benchsdk.suite import test_read_path
 from contracts.benchsdk.suite._client import TIMING, Platform
+from contracts.runner.claims import clause_claim
 from mock_server.app import create_app
 from mock_server.benchsdk.fixtures import SEED_API_KEY
 from tests.benchwright.drift import drop_query_parameter
-from tests.drift.harness import Rewrite, caught, crawl_drifts, on_headers, on_json, served, set_status
+from tests.drift.harness import Rewrite, crawl_drifts, on_headers, on_json, served, set_status
+from tests.drift.test_clauses import named
 from tests.drifting import Rewrite as SharedRewrite
 
 ENV = {"BENCHMARKS_PLATFORM_API_KEY": SEED_API_KEY}
@@ -96,19 +98,19 @@ DRIFTS = [
     ("worker-range-disagrees", "attempt fencing", "A-23", when("taskIndexEnd", _range_off)),
     ("composite-score-out-of-range", "units", "A-75",
      when("compositeScore", lambda n: n.__setitem__("compositeScore", 150))),
-    ("success-rate-percent", "units", "A-96", when("successRate", lambda n: n.__setitem__("successRate", 87.5))),
+    ("success-rate-percent", "units", "A-96.4", when("successRate", lambda n: n.__setitem__("successRate", 87.5))),
     ("run-envelope-dropped", "spec", "P-envelopes", lambda app: Rewrite(app, on_json(_unwrap_run))),
     ("slug-uppercase", "catalog drift", "A-17",
      each(lambda n: n.__setitem__("slug", n["slug"].upper()) if isinstance(n.get("slug"), str) and "config" in n
           else None)),
-    ("download-url-relative", "spec", "A-61",
+    ("download-url-relative", "spec", "A-90.1",
      when("downloadUrl", lambda n: n.__setitem__("downloadUrl", "/api/v1/artifacts/download"))),
     ("json-as-text", "spec", "A-05", lambda app: Rewrite(app, on_headers(
         lambda s, st, t: t.__setitem__(b"content-type", b"text/plain") if s["path"].endswith("/runs") else None))),
-    ("progress-participants-total", "derived", "A-85",
+    ("progress-participants-total", "derived", "A-85.1",
      each(lambda n: _more_participants(n) if isinstance(n.get("participants"), dict) and "total" in n["participants"]
           else None)),
-    ("bucket-counts-disagree", "derived", "A-96", when("successCount", _bucket_off)),
+    ("bucket-counts-disagree", "derived", "A-98.1", when("successCount", _bucket_off)),
     ("import-states-disagree", "derived", "A-100", when("eventBatches", _imports_off)),
     ("api-key-echoed", "non-disclosure", "crawl.non_disclosure", lambda app: Rewrite(app, on_json(_echo_key))),
     ("server-error-on-timeline", "spec", "spec.server_error",
@@ -122,7 +124,19 @@ DRIFTS = [
 def test_drift_is_caught_and_names_its_claim(name, kind, claim, wrap):
     with served(wrap(create_app(api="benchsdk"))) as url:
         found = caught(lambda: _crawl(url))
+    assert (clause_claim(claim) or claim) in found, f"{name}: {claim} is not filed under its claim"
     assert claim in found, f"{name}: expected a drift under {claim!r}; the crawl reported {sorted(found) or 'nothing'}"
+
+
+def caught(run) -> set[str]:
+    """The claims and clause ids a check names: the drifts the crawl returns, or the drift a check raises."""
+
+    def raise_found():
+        found = run() or []
+        if found:
+            raise BaseExceptionGroup("drifts", found)
+
+    return named(raise_found)
 
 
 def test_unmodified_mock_passes():
@@ -294,9 +308,9 @@ def _keep_phase_only(row):
 SUITE_DRIFTS = [
     # read-path figures agreeing with the stored records
     ("resent-record-listed-twice", "derived", "A-44", answer(r"/iterations$", _first_task_twice), "records"),
-    ("error-code-dropped", "derived", "A-54", answer(r"/iterations$", _rows(
+    ("error-code-dropped", "derived", "A-54.2", answer(r"/iterations$", _rows(
         "tasks", lambda r: r["status"] == "error", lambda r: r.__setitem__("errorCode", None))), "records"),
-    ("error-record-data-dropped", "derived", "A-55", answer(r"/iterations$", _rows(
+    ("error-record-data-dropped", "derived", "A-55.1", answer(r"/iterations$", _rows(
         "tasks", lambda r: r["status"] == "error", _keep_phase_only)), "records"),
     ("phase-dropped-on-failures", "derived", "A-57", answer(r"/iterations$", _rows(
         "tasks", lambda r: r["status"] == "error", lambda r: r["data"].pop("phase", None))), "records"),
@@ -308,7 +322,7 @@ SUITE_DRIFTS = [
      request(drop_query_parameter("participant", "/results")), "records"),
     ("comma-list-read-as-one", "cursors", "A-92",
      request(_query("participant", "e2b,modal", "modal", "/results")), "records"),
-    ("bucket-size-ignored", "cursors", "A-98",
+    ("bucket-size-ignored", "cursors", "A-98.1",
      request(drop_query_parameter("bucketSize", "/results/tasks")), "records"),
     ("overview-readiness-off", "derived", "A-91", answer(r"^/api/v1/benchmarks/[^/]+/results$", _rows(
         "items", lambda r: True, lambda r: r["analytics"].__setitem__("status", "pending"))), "records"),
@@ -316,7 +330,7 @@ SUITE_DRIFTS = [
     ("run-found-under-any-slug", "catalog drift", "A-18", _owner_of_runs, "tree"),
     ("worker-found-under-any-run", "attempt fencing", "A-19", _worker_under_any_run(), "tree"),
     ("heartbeat-without-its-run", "attempt fencing", "A-21", _worker_under_any_run("/heartbeat"), "tree"),
-    ("api-served-at-the-root", "spec", "A-01", request(_at_root), "tree"),
+    ("api-served-at-the-root", "spec", "A-01.1", request(_at_root), "tree"),
     # run shapes
     ("config-snapshot-trimmed", "units", "A-31",
      answer(r"/runs/[^/]+$", lambda b: b["run"]["config"].pop("phases", None)), "shapes"),
@@ -326,9 +340,9 @@ SUITE_DRIFTS = [
         "participants", lambda r: True, lambda r: r.__setitem__("totalTasks", r["totalTasks"] + 1))), "shapes"),
     ("summary-invented", "derived", "A-77", answer(r"/results$", lambda b: b["run"].__setitem__(
         "summary", {"run": {}, "results": []})), "shapes"),
-    ("benchmark-patch-ignored", "units", "A-82", answer(r"^/api/v1/benchmarks/[^/]+$", lambda b: b[
+    ("benchmark-patch-ignored", "units", "A-82.2", answer(r"^/api/v1/benchmarks/[^/]+$", lambda b: b[
         "benchmark"].__setitem__("status", "active")), "shapes"),
-    ("run-patch-ignored", "units", "A-84", answer(r"/runs/[^/]+$", lambda b: b["run"].__setitem__(
+    ("run-patch-ignored", "units", "A-84.1", answer(r"/runs/[^/]+$", lambda b: b["run"].__setitem__(
         "status", "planned") if b["run"]["status"] == "completed" else None), "shapes"),
     # artifacts, heartbeats, closing
     ("custom-kind-rewritten", "presigned uploads", "A-62", answer(r"/workers/[^/]+/artifacts$", _rows(
@@ -348,9 +362,9 @@ SUITE_DRIFTS = [
         "worker"].__setitem__("status", "completed") if b["worker"]["status"] == "failed" else None), "artifacts"),
     # encoding, credentials
     ("path-not-decoded", "spec", "A-06", request(_undecoded), "encoding"),
-    ("org-id-header-unsupported", "auth and credential states", "A-03",
+    ("org-id-header-unsupported", "auth and credential states", "A-04.1",
      request(_org_header(b"x-organization-id", None)), "oauth"),
-    ("org-header-optional", "auth and credential states", "A-04", request(_org_header(None, b"x-org-slug")), "oauth"),
+    ("org-header-optional", "auth and credential states", "A-04.2", request(_org_header(None, b"x-org-slug")), "oauth"),
 ]  # fmt: skip
 
 

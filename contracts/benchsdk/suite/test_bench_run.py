@@ -151,10 +151,10 @@ class BenchRunMachine(RuleBasedStateMachine):
                 "name": "Contract benchmark",
                 "config": {"scoring": {"metrics": [{"name": "ttiMs"}]}, "display": {}},
             },
-            claim="A-25",
+            claim="A-25.2",
         )["benchmark"]
         if bench["name"] != "Contract benchmark" or bench["slug"] != self.slug:
-            raise Drift("A-25", "upsertBenchmark", f"the repeat did not replace the body: {bench}")
+            raise Drift("A-25.2", "upsertBenchmark", f"the repeat did not replace the body: {bench}")
         self.touched: MRun | None = None
         self.self_contained_run(2, 3)
         run = self.runs[0]
@@ -293,7 +293,7 @@ class BenchRunMachine(RuleBasedStateMachine):
             "POST",
             f"{self.run_path(run)}/participants/{enc(part.slug)}/workers/claim",
             {"processKind": "process", "processKey": "contract"},
-            claim="A-41",
+            claim="A-41.2",
         )["assignment"]
         expected = next((w for w in part.workers if w.status == "pending"), None)
         if expected is None:
@@ -307,9 +307,9 @@ class BenchRunMachine(RuleBasedStateMachine):
         number = len(expected.attempts) + 1
         event(f"claim: attempt {min(number, 3)}")
         if got["workerId"] != expected.id or got["attemptNumber"] != number:
-            raise Drift("A-45", "claimWorker", f"expected worker {expected.id} attempt {number}, got {got}")
+            raise Drift("A-45.2", "claimWorker", f"expected worker {expected.id} attempt {number}, got {got}")
         if any(a.id == got["attemptId"] for a in expected.attempts):
-            raise Drift("A-45", "claimWorker", "a reclaim reused an old attemptId")
+            raise Drift("A-45.1", "claimWorker", "a reclaim reused an old attemptId")
         span = {"start": expected.start, "end": expected.end, "count": expected.end - expected.start + 1}
         if got["taskRange"] != span:
             raise Drift("A-43", "claimWorker", f"taskRange {got['taskRange']} is not the worker's range")
@@ -349,16 +349,16 @@ class BenchRunMachine(RuleBasedStateMachine):
         event(f"heartbeat: {refusal or samples}")
         if refusal:
             before = self.p.json("GET", self.worker_path(run, w))["worker"]
-            self.p.call("POST", path, body, expect=409, claim="A-15", code=refusal)
+            self.p.call("POST", path, body, expect=409, claim="A-15.1", code=refusal)
             after = self.p.json("GET", self.worker_path(run, w))["worker"]
             if before != after:
-                raise Drift("A-15", "heartbeatWorker", "a refused heartbeat changed the worker")
+                raise Drift("A-15.2", "heartbeatWorker", "a refused heartbeat changed the worker")
             return
         if samples < 0 or samples > cap:
             code = "duplicate_concurrency_step" if samples < 0 else "too_many_concurrency_samples"
-            self.p.call("POST", path, body, expect=400, claim="A-10", code=code)
+            self.p.call("POST", path, body, expect=400, claim="A-10.2" if samples < 0 else "A-10.1", code=code)
             return
-        got = self.p.json("POST", path, body, claim="A-47")
+        got = self.p.json("POST", path, body, claim="A-47.1")
         if got["worker"]["concurrency"] != conc:
             raise Drift("A-88", "heartbeatWorker", "the worker row does not carry the samples just sent")
         a.last_seen = self.t
@@ -416,12 +416,12 @@ class BenchRunMachine(RuleBasedStateMachine):
         refusal = self.fence(w, a)
         event(f"batch: {refusal or kind}/{size}")
         if refusal:
-            self.p.call("POST", path, body, expect=409, claim="A-15", code=refusal)
+            self.p.call("POST", path, body, expect=409, claim="A-15.1", code=refusal)
             return
         if seq in a.seqs:
-            got = self.p.json("POST", path, body, claim="A-16")
+            got = self.p.json("POST", path, body, claim="A-16.1")
             if got["duplicate"] is not True:
-                raise Drift("A-16", "postWorkerEvents", f"a resent sequenceNumber {seq} was not a duplicate")
+                raise Drift("A-16.1", "postWorkerEvents", f"a resent sequenceNumber {seq} was not a duplicate")
             a.last_seen = self.t
             return
         if n > limits["maxRecords"]:
@@ -438,7 +438,7 @@ class BenchRunMachine(RuleBasedStateMachine):
             return
         got = self.p.json("POST", path, body, claim="A-50")
         if got["duplicate"] is not False:
-            raise Drift("A-16", "postWorkerEvents", "a new sequenceNumber was answered as a duplicate")
+            raise Drift("A-16.1", "postWorkerEvents", "a new sequenceNumber was answered as a duplicate")
         a.seqs.add(seq)
         a.max_seq = seq if a.max_seq is None else max(a.max_seq, seq)
         a.final = a.final or final
@@ -455,19 +455,21 @@ class BenchRunMachine(RuleBasedStateMachine):
         body = {"attemptId": a.id, "kind": "coordinator.log", "contentType": ctype, "name": "worker.log"}
         refusal = self.fence(w, a)
         if refusal:
-            self.p.call("POST", self.worker_path(run, w) + "/artifacts", body, expect=409, claim="A-15", code=refusal)
+            self.p.call("POST", self.worker_path(run, w) + "/artifacts", body, expect=409, claim="A-15.1", code=refusal)
             return
         created = self.p.json("POST", self.worker_path(run, w) + "/artifacts", body, claim="A-61")
         a.last_seen = self.t
         put = self.p.raw("PUT", created["uploadUrl"], content=payload, headers={"Content-Type": ctype})
         if put.status_code // 100 != 2:
             raise Drift("A-61", "PUT uploadUrl", f"the presigned upload answered {put.status_code}: {put.text[:200]}")
-        detail = self.p.json("GET", self.worker_path(run, w) + f"/artifacts/{enc(created['artifactId'])}", claim="A-90")
+        detail = self.p.json(
+            "GET", self.worker_path(run, w) + f"/artifacts/{enc(created['artifactId'])}", claim="A-90.1"
+        )
         got = self.p.raw("GET", detail["downloadUrl"])
         if got.status_code != 200 or got.content != payload:
-            raise Drift("A-90", "GET downloadUrl", f"the download is not the uploaded bytes ({got.status_code})")
+            raise Drift("A-90.2", "GET downloadUrl", f"the download is not the uploaded bytes ({got.status_code})")
         if gz and gzip.decompress(got.content) != text:
-            raise Drift("A-90", "GET downloadUrl", "the gzip body does not round-trip")
+            raise Drift("A-90.2", "GET downloadUrl", "the gzip body does not round-trip")
         if detail["artifact"]["metadata"].get("sizeBytes") != len(payload):
             raise Drift("A-64", "getWorkerArtifact", f"sizeBytes {detail['artifact']['metadata']} ≠ {len(payload)}")
         run.uploads[created["artifactId"]] = payload
@@ -485,14 +487,14 @@ class BenchRunMachine(RuleBasedStateMachine):
             return
         refusal = self.fence(w, a)
         if refusal:
-            self.p.call("POST", path, body, expect=409, claim="A-15", code=refusal)
+            self.p.call("POST", path, body, expect=409, claim="A-15.1", code=refusal)
             return
         got = self.p.json("POST", path, body, claim="A-69")["worker"]
         a.status = target
         w.status = "pending" if outcome == "release" else target
         if got["status"] != w.status:
             raise Drift(
-                "A-71" if outcome == "release" else "A-70",
+                "A-71.1" if outcome == "release" else "A-70",
                 f"{outcome}Worker",
                 f"the worker is {got['status']}, expected {w.status}",
             )
@@ -526,10 +528,10 @@ class BenchRunMachine(RuleBasedStateMachine):
         if score > 100:
             self.p.call("POST", self.run_path(run) + "/summary", body, expect=400, claim="A-75")
             return
-        self.p.call("POST", self.run_path(run) + "/summary", body, claim="A-73")
+        self.p.call("POST", self.run_path(run) + "/summary", body, claim="A-73.1")
         stored = self.p.json("GET", self.run_path(run))["run"]["summary"]
         if {r["provider"] for r in stored["results"]} != set(run.parts):
-            raise Drift("A-73", "getRun", f"the stored summary has {stored['results']}")
+            raise Drift("A-73.2", "getRun", f"the stored summary has {stored['results']}")
 
     # ---- the reads agree with the writes --------------------------------------------------------
     @invariant()
@@ -540,25 +542,27 @@ class BenchRunMachine(RuleBasedStateMachine):
     def check_run(self, run: MRun) -> None:
         imports = self.p.json("GET", self.run_path(run) + "/results/imports", claim="A-100")
         if len(imports["items"]) != len(run.batches):
-            raise Drift("A-16", "getRunImports", f"{len(imports['items'])} batches listed, {len(run.batches)} accepted")
+            raise Drift(
+                "A-16.2", "getRunImports", f"{len(imports['items'])} batches listed, {len(run.batches)} accepted"
+            )
         got = self.p.json("GET", self.run_path(run))["run"]
         if got["totalTasks"] != run.total:
             raise Drift("A-30", "getRun", f"totalTasks {got['totalTasks']} ≠ {run.total}")
-        progress = self.p.json("GET", self.run_path(run) + "/progress", claim="A-85")
+        progress = self.p.json("GET", self.run_path(run) + "/progress", claim="A-85.1")
         for row in progress["participants"]:
             part = run.parts[row["slug"]]
             if row["totalTasks"] != part.total or row["workers"]["total"] != len(part.workers):
-                raise Drift("A-85", "getRunProgress", f"{row['slug']}: {row['totalTasks']}/{row['workers']}")
-        timeline = self.p.json("GET", self.run_path(run) + "/results/timeline", claim="A-99")
+                raise Drift("A-85.1", "getRunProgress", f"{row['slug']}: {row['totalTasks']}/{row['workers']}")
+        timeline = self.p.json("GET", self.run_path(run) + "/results/timeline", claim="A-99.3")
         if self.embedded:
             if timeline["concurrency"]["heartbeatCount"] != run.heartbeats:
                 raise Drift(
-                    "A-99",
+                    "A-99.3",
                     "getRunTimeline",
                     f"{timeline['concurrency']['heartbeatCount']} heartbeats counted, {run.heartbeats} accepted",
                 )
             if len(timeline["concurrency"]["points"]) != run.samples:
-                raise Drift("A-49", "getRunTimeline", "not one concurrency point per heartbeat sample")
+                raise Drift("A-99.3", "getRunTimeline", "not one concurrency point per heartbeat sample")
         settled = self.embedded and all(self.t - t >= IMPORT_DELAY for t, *_ in run.batches)
         if not settled:
             return
@@ -570,18 +574,20 @@ class BenchRunMachine(RuleBasedStateMachine):
                 if number >= best.get((part, i), 0):
                     best[(part, i)] = number
                     effective[(part, i)] = status_of(i, number)
-        results = self.p.json("GET", self.run_path(run) + "/results", claim="A-96")
+        results = self.p.json("GET", self.run_path(run) + "/results", claim="A-96.4")
         overall = results["overall"]
         ok = sum(s == "success" for s in effective.values())
         if overall["taskCount"] != len(effective) or overall["successCount"] != ok:
             raise Drift(
-                "A-96",
+                "A-96.4",
                 "getRunResults",
                 f"overall {overall['taskCount']}/{overall['successCount']}, expected {len(effective)}/{ok}",
             )
-        rows = self.p.json("GET", self.run_path(run) + "/iterations", params={"type": "tasks"}, claim="A-101")["tasks"]
+        rows = self.p.json("GET", self.run_path(run) + "/iterations", params={"type": "tasks"}, claim="A-101.1")[
+            "tasks"
+        ]
         if sorted((r["participantSlug"], r["taskIndex"]) for r in rows) != sorted(effective):
-            raise Drift("A-101", "listRunIterations", "the task rows are not the records sent (latest attempt wins)")
+            raise Drift("A-101.1", "listRunIterations", "the task rows are not the records sent (latest attempt wins)")
         if {i["batchStatus"] for i in imports["items"]} - {"persisted"}:
             raise Drift("A-100", "getRunImports", "a batch past its import delay is not persisted")
 

@@ -24,28 +24,30 @@ def _stamp(moment: datetime) -> str:
 
 
 def test_since_and_until_read_dates_in_the_time_zone_and_timestamps_literally(platform):
-    """A-93, A-94."""
+    """A-93.1, A-93.2, A-93.3, A-94.1, A-94.2."""
     slug, run_id, _ = claimed(platform)
-    run = platform.json("GET", f"/benchmarks/{slug}/runs/{enc(run_id)}", claim="A-93")["run"]
+    run = platform.json("GET", f"/benchmarks/{slug}/runs/{enc(run_id)}", claim="A-93.3")["run"]
     created = datetime.fromisoformat(run["createdAt"].replace("Z", "+00:00"))
     day = created.date()
     local = created.astimezone(ZoneInfo(FAR_EAST)).date()
     cases = [
-        ({"since": day.isoformat(), "until": day.isoformat()}, True, "its UTC day as since and until"),
-        ({"since": (day + timedelta(days=1)).isoformat()}, False, "since the next UTC day"),
-        ({"until": (day - timedelta(days=1)).isoformat()}, False, "until the previous UTC day"),
-        ({"since": _stamp(created)}, True, "since its own createdAt (inclusive)"),
-        ({"until": _stamp(created)}, True, "until its own createdAt (inclusive)"),
-        ({"until": _stamp(created - timedelta(milliseconds=1))}, False, "until a millisecond before it"),
-        ({"since": local.isoformat(), "until": local.isoformat(), "timeZone": FAR_EAST}, True, f"its {FAR_EAST} day"),
-        ({"since": (local + timedelta(days=1)).isoformat(), "timeZone": FAR_EAST}, False, f"the next {FAR_EAST} day"),
-    ]
-    for params, present, what in cases:
-        if (run_id in _listed(platform, slug, "A-93", **params)) != present:
-            raise platform.drift("A-93", "listRuns", f"{what} ({params}) {'drops' if present else 'lists'} the run")
-    if run_id not in _listed(platform, slug, "A-94", participant="e2b"):
-        raise platform.drift("A-94", "listRuns", "participant=e2b drops a run of e2b")
-    if run_id in _listed(platform, slug, "A-94", participant="modal"):
-        raise platform.drift("A-94", "listRuns", "participant=modal lists a run of e2b alone")
-    if run_id not in _listed(platform, slug, "A-94", steps="no-such-step"):
-        raise platform.drift("A-94", "listRuns", "the run listing narrowed by steps, which it does not take")
+        ("A-93.1", {"since": day.isoformat(), "until": day.isoformat()}, True, "its UTC day as since and until"),
+        ("A-93.1", {"since": (day + timedelta(days=1)).isoformat()}, False, "since the next UTC day"),
+        ("A-93.1", {"until": (day - timedelta(days=1)).isoformat()}, False, "until the previous UTC day"),
+        ("A-93.3", {"since": _stamp(created)}, True, "since its own createdAt (inclusive)"),
+        ("A-93.3", {"until": _stamp(created)}, True, "until its own createdAt (inclusive)"),
+        ("A-93.3", {"until": _stamp(created - timedelta(milliseconds=1))}, False, "until a millisecond before it"),
+        ("A-93.2", {"since": local.isoformat(), "until": local.isoformat(), "timeZone": FAR_EAST}, True,
+         f"its {FAR_EAST} day"),
+        ("A-93.2", {"since": (local + timedelta(days=1)).isoformat(), "timeZone": FAR_EAST}, False,
+         f"the next {FAR_EAST} day"),
+    ]  # fmt: skip
+    for clause, params, present, what in cases:
+        if (run_id in _listed(platform, slug, clause, **params)) != present:
+            raise platform.drift(clause, "listRuns", f"{what} ({params}) {'drops' if present else 'lists'} the run")
+    if run_id not in _listed(platform, slug, "A-94.1", participant="e2b"):
+        raise platform.drift("A-94.1", "listRuns", "participant=e2b drops a run of e2b")
+    if run_id in _listed(platform, slug, "A-94.1", participant="modal"):
+        raise platform.drift("A-94.1", "listRuns", "participant=modal lists a run of e2b alone")
+    if run_id not in _listed(platform, slug, "A-94.2", steps="no-such-step"):
+        raise platform.drift("A-94.2", "listRuns", "the run listing narrowed by steps, which it does not take")

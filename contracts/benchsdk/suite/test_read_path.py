@@ -29,7 +29,7 @@ from collections.abc import Callable
 
 import pytest
 
-from ._client import BASE, LIMITS, TIMING, Platform, enc
+from ._client import BASE, LIMITS, TIMING, Platform, curl, enc
 from .test_scenarios import claimed, new_slug, wpath
 
 Settle = Callable[[], None]
@@ -76,6 +76,10 @@ STEP_LATENCY = {
     "create": {"min": 30, "avg": 30, "p50": 30, "p95": 30, "p99": 30, "max": 30},
     "task": {"min": 60, "avg": 65, "p50": 60, "p95": 70, "p99": 70, "max": 70},
 }
+
+
+# the buckets of bucketSize=2 over those tasks: nearest-rank p50/p95/max of 40, 50 ms and of 60, 70 ms
+BUCKET_LATENCY = {0: {"p50": 40, "p95": 50, "max": 50}, 2: {"p50": 60, "p95": 70, "max": 70}}
 
 
 def check_latency_summaries(platform: Platform, results: dict) -> None:
@@ -136,7 +140,7 @@ def check_records_read_back(platform: Platform, settle: Settle) -> None:
         )
     if view["summary"]["eventBatches"] != len(batches) or view["summary"]["persisted"] != len(batches):
         raise platform.drift("A-60", "getRunImports", f"summary {view['summary']} for {len(batches)} accepted batches")
-    tasks = platform.json("GET", run_path + "/iterations", params={"type": "tasks"}, claim="A-55")["tasks"]
+    tasks = platform.json("GET", run_path + "/iterations", params={"type": "tasks"}, claim="A-55.1")["tasks"]
     by_index = {}
     for row in tasks:
         if row["taskIndex"] in by_index:
@@ -146,17 +150,19 @@ def check_records_read_back(platform: Platform, settle: Settle) -> None:
         raise platform.drift("A-44", "getIterations", f"task indices {sorted(by_index)}, sent {sorted(sent)}")
     for index, record in sent.items():
         row = by_index[index]
-        if row["status"] != record["status"] or row["errorCode"] != record.get("errorCode"):
-            raise platform.drift("A-54", "getIterations", f"task {index} reads {row['status']}/{row['errorCode']}")
+        if row["status"] != record["status"]:
+            raise platform.drift("A-54.1", "getIterations", f"task {index} reads {row['status']}")
+        if row["errorCode"] != record.get("errorCode"):
+            raise platform.drift("A-54.2", "getIterations", f"task {index} reads errorCode {row['errorCode']}")
         if (row["data"] or {}).get("phase") != record["data"]["phase"]:
             raise platform.drift("A-57", "getIterations", f"task {index} ({row['status']}) lost its phase tag")
-        if row["data"] != record["data"] or [s["name"] for s in row["steps"]] != [s["name"] for s in record["steps"]]:
-            raise platform.drift(
-                "A-55", "getIterations", f"task {index} reads data {row['data']}, steps {row['steps']}"
-            )
+        if row["data"] != record["data"]:
+            raise platform.drift("A-55.1", "getIterations", f"task {index} reads data {row['data']}")
+        if [s["name"] for s in row["steps"]] != [s["name"] for s in record["steps"]]:
+            raise platform.drift("A-55.2", "getIterations", f"task {index} reads steps {row['steps']}")
         if row["steps"] and row["steps"][0].get("data") != record["steps"][0].get("data"):
             raise platform.drift(
-                "A-55", "getIterations", f"task {index}'s step data reads {row['steps'][0].get('data')}"
+                "A-55.2", "getIterations", f"task {index}'s step data reads {row['steps'][0].get('data')}"
             )
     steps = platform.json("GET", run_path + "/iterations", params={"type": "steps"}, claim="A-56")["steps"]
     implicit = sorted(s["taskIndex"] for s in steps if s["stepName"] == "task")
@@ -178,17 +184,20 @@ def check_records_read_back(platform: Platform, settle: Settle) -> None:
     if any(s.get("participantSlug") not in (None, "modal") for s in other.get("steps") or []):
         raise platform.drift("A-97", "getRunResults", "participant=modal still lists e2b's steps")
     buckets = platform.json(
-        "GET", run_path + "/results/tasks", params={"bucketSize": 2, "failureLimit": 1}, claim="A-98"
+        "GET", run_path + "/results/tasks", params={"bucketSize": 2, "failureLimit": 1}, claim="A-98.1"
     )
     got = sorted((b["bucketStart"], b["bucketEnd"], b["taskCount"], b["errorCount"]) for b in buckets["buckets"])
     if got != [(0, 1, 2, 1), (2, 3, 2, 1)]:
         raise platform.drift(
-            "A-98", "getRunTaskResults", f"bucketSize=2 buckets {got} for tasks 0..3 (errors at 1 and 3)"
+            "A-98.1", "getRunTaskResults", f"bucketSize=2 buckets {got} for tasks 0..3 (errors at 1 and 3)"
         )
-    if buckets["failureCount"] != 2 or len(buckets["failures"]) != 1:
-        raise platform.drift(
-            "A-98", "getRunTaskResults", f"failureLimit=1: {buckets['failureCount']} / {buckets['failures']}"
-        )
+    spans = {b["bucketStart"]: b["latencyMs"] for b in buckets["buckets"]}
+    if spans != {start: BUCKET_LATENCY[start] for start in (0, 2)}:
+        raise platform.drift("A-98.2", "getRunTaskResults", f"bucket latencies {spans}, expected {BUCKET_LATENCY}")
+    if buckets["failureCount"] != 2 or not buckets["failures"]:
+        raise platform.drift("A-98.3", "getRunTaskResults", f"failureCount {buckets['failureCount']} for 2 errors")
+    if len(buckets["failures"]) != 1 or buckets["failures"][0]["taskIndex"] not in (1, 3):
+        raise platform.drift("A-98.4", "getRunTaskResults", f"failureLimit=1 listed {buckets['failures']}")
     overview = platform.json("GET", f"/benchmarks/{slug}/results", claim="A-91")["items"]
     mine = [item for item in overview if item["run"]["id"] == run_id]
     if len(mine) != 1 or mine[0]["analytics"]["status"] != view["summary"]["status"]:
@@ -224,20 +233,26 @@ def check_tree(platform: Platform) -> None:
         expect=404,
         claim="A-21",
     )
-    # every rejection is non-2xx and keeps a body the client can report (A-07)
-    for response in (
-        platform.call("POST", f"/benchmarks/{slug}/runs", {"totalTasks": -1}, expect=None),
-        platform.call("GET", f"/benchmarks/{unknown}", expect=None),
+    # every rejection is non-2xx and keeps a body the client can report (A-07.1); read as sent, before
+    # the conventions check judges the body
+    for method, path, body in (
+        ("POST", f"/benchmarks/{slug}/runs", {"totalTasks": -1}),
+        ("GET", f"/benchmarks/{unknown}", None),
     ):
+        response = platform.http.request(method, BASE + path, json=body, headers=platform.headers)
         if response.status_code < 400 or not response.content:
             raise platform.drift(
-                "A-07", f"{response.request.method} {response.request.url.path}", "a rejection answered 2xx"
+                "A-07.1",
+                f"{method} {BASE}{path}",
+                f"a rejection answered {response.status_code}",
+                curl(method, platform.base_url + BASE + path, body),
             )
+        platform.call(method, path, body, expect=(400, 404))
     root = platform.http.get("/benchmarks", headers=platform.headers)
     inside = platform.http.get(BASE + "/benchmarks", headers=platform.headers)
     if inside.status_code != 200 or root.status_code // 100 == 2:
         raise platform.drift(
-            "A-01", "GET /benchmarks", f"/api/v1/benchmarks {inside.status_code}, /benchmarks {root.status_code}"
+            "A-01.1", "GET /benchmarks", f"/api/v1/benchmarks {inside.status_code}, /benchmarks {root.status_code}"
         )
 
 
@@ -256,18 +271,19 @@ def check_run_shapes(platform: Platform) -> None:
         "trigger": {"source": "schedule", "event": "schedule"},
     }
     body = {"totalTasks": 6, "workerCount": 1, "participants": ["e2b", "modal"], "config": config}
-    run = platform.json("POST", f"/benchmarks/{slug}/runs", body, expect=201, claim="A-28")["run"]
+    run = platform.json("POST", f"/benchmarks/{slug}/runs", body, expect=201, claim="A-28.1")["run"]
     read = platform.json("GET", f"/benchmarks/{slug}/runs/{enc(run['id'])}", claim="A-31")["run"]
     if read["config"] != config or read["totalTasks"] != 6 or read["participantSized"]:
         raise platform.drift(
             "A-31", "getRun", f"the run reads config {read['config']}, totalTasks {read['totalTasks']}"
         )
     bad = {**body, "config": {**config, "groupBy": "diagonal"}}
-    platform.call("POST", f"/benchmarks/{slug}/runs", bad, expect=400, claim="A-33")
-    platform.call(
-        "POST", f"/benchmarks/{slug}/runs", {**body, "config": {**config, "groupBy": "round"}}, expect=201, claim="A-33"
-    )
-    shared = platform.json("POST", f"/benchmarks/{slug}/runs", {"runKey": new_slug()}, expect=201, claim="A-28")["run"]
+    platform.call("POST", f"/benchmarks/{slug}/runs", bad, expect=400, claim="A-33.2")
+    round_robin = {**body, "config": {**config, "groupBy": "round"}}
+    platform.call("POST", f"/benchmarks/{slug}/runs", round_robin, expect=201, claim="A-33.1")
+    shared = platform.json("POST", f"/benchmarks/{slug}/runs", {"runKey": new_slug()}, expect=201, claim="A-28.2")[
+        "run"
+    ]
     if not shared["participantSized"]:
         raise platform.drift("A-29", "createRun", "a run without totalTasks is not participant-sized")
     for name, total in (("e2b", 4), ("modal", 2)):
@@ -285,17 +301,20 @@ def check_run_shapes(platform: Platform) -> None:
     if results["run"].get("summary") is not None:
         raise platform.drift("A-77", "getRunResults", "a run that never received a summary reads one")
     patched = {"name": "Contract shapes renamed", "status": "archived", "config": {"display": {"unit": "ms"}}}
-    platform.call("PATCH", f"/benchmarks/{slug}", patched, claim="A-82")
-    bench = platform.json("GET", f"/benchmarks/{slug}", claim="A-82")["benchmark"]
-    if {k: bench[k] for k in patched} != patched:
-        raise platform.drift(
-            "A-82", "getBenchmark", f"after PATCH {patched} it reads { ({k: bench[k] for k in patched}) }"
-        )
+    platform.call("PATCH", f"/benchmarks/{slug}", patched, claim="A-82.1")
+    bench = platform.json("GET", f"/benchmarks/{slug}", claim="A-82.1")["benchmark"]
+    for n, key in ((1, "name"), (2, "status"), (3, "config")):
+        if bench[key] != patched[key]:
+            raise platform.drift(
+                f"A-82.{n}", "getBenchmark", f"after PATCH {key} = {patched[key]!r} it reads {bench[key]!r}"
+            )
     change = {"status": "completed", "config": {**config, "iterations": 4}}
-    platform.call("PATCH", f"/benchmarks/{slug}/runs/{enc(run['id'])}", change, claim="A-84")
-    read = platform.json("GET", f"/benchmarks/{slug}/runs/{enc(run['id'])}", claim="A-84")["run"]
-    if read["status"] != "completed" or read["config"] != change["config"]:
-        raise platform.drift("A-84", "getRun", f"after PATCH it reads status {read['status']}, config {read['config']}")
+    platform.call("PATCH", f"/benchmarks/{slug}/runs/{enc(run['id'])}", change, claim="A-84.1")
+    read = platform.json("GET", f"/benchmarks/{slug}/runs/{enc(run['id'])}", claim="A-84.1")["run"]
+    if read["status"] != "completed":
+        raise platform.drift("A-84.1", "getRun", f"after PATCH status completed it reads {read['status']}")
+    if read["config"] != change["config"]:
+        raise platform.drift("A-84.2", "getRun", f"after PATCH of its config it reads {read['config']}")
 
 
 def check_artifacts_and_closing(platform: Platform) -> None:
@@ -323,17 +342,21 @@ def check_artifacts_and_closing(platform: Platform) -> None:
     for _ in range(20):
         platform.call("POST", worker + "/heartbeat", {"attemptId": a["attemptId"], "progressDone": 1}, claim="A-48.1")
     listed = {i["id"]: i for i in platform.json("GET", worker + "/artifacts", claim="A-65")["items"]}
-    run_listed = {i["id"] for i in platform.json("GET", f"/benchmarks/{slug}/runs/{enc(run_id)}/artifacts")["items"]}
+    run_listed = {
+        i["id"] for i in platform.json("GET", f"/benchmarks/{slug}/runs/{enc(run_id)}/artifacts", claim="A-89")["items"]
+    }
     for artifact_id, kind, ctype, name, data, meta in made:
         row = listed.get(artifact_id)
-        if row is None or artifact_id not in run_listed:
+        if row is None:
             raise platform.drift("A-65", "listWorkerArtifacts", f"artifact {kind}/{name} is not listed")
+        if artifact_id not in run_listed:
+            raise platform.drift("A-89", "listRunArtifacts", f"artifact {kind}/{name} is not in the run's listing")
         claim = {"coordinator.log": "A-66", "system-metrics": "A-67"}.get(kind, "A-62")
         if (row["kind"], row["contentType"], row["name"]) != (kind, ctype, name):
             raise platform.drift(claim, "listWorkerArtifacts", f"{kind}/{name} lists as {row['kind']}/{row['name']}")
         if any(row["metadata"].get(k) != v for k, v in meta.items()):
             raise platform.drift("A-68", "listWorkerArtifacts", f"metadata {row['metadata']}, sent {meta}")
-        detail = platform.json("GET", worker + f"/artifacts/{enc(artifact_id)}", claim="A-90")
+        detail = platform.json("GET", worker + f"/artifacts/{enc(artifact_id)}", claim="A-90.1")
         if platform.raw("GET", detail["downloadUrl"]).content != data:
             raise platform.drift(claim, "GET downloadUrl", f"{kind}/{name} downloads other bytes")
     closed = platform.json(
@@ -382,16 +405,16 @@ def check_encoded_path_params(platform: Platform) -> None:
 def check_oauth_names_its_org(platform: Platform, token: str, org_id: str, org_slug: str) -> None:
     """An API key implies its org; an OAuth token reads the same org through either header, and is refused
     without one."""
-    by_key = platform.json("GET", "/benchmarks", claim="A-04")["items"]
+    by_key = platform.json("GET", "/benchmarks", claim="A-03.1")["items"]
 
     def with_oauth(headers: dict[str, str]):
         return platform.http.get(BASE + "/benchmarks", headers={"Authorization": f"Bearer {token}", **headers})
 
-    for headers in ({"X-Org-Slug": org_slug}, {"X-Organization-Id": org_id}):
+    for clause, headers in (("A-03.2", {"X-Org-Slug": org_slug}), ("A-04.1", {"X-Organization-Id": org_id})):
         r = with_oauth(headers)
         if r.status_code != 200 or r.json()["items"] != by_key:
             raise platform.drift(
-                "A-03",
+                clause,
                 f"listBenchmarks with {sorted(headers)}",
                 f"an OAuth token answered {r.status_code}; the org's key lists {len(by_key)} benchmarks",
                 "curl '$BENCHMARKS_PLATFORM_URL/api/v1/benchmarks'"
@@ -400,7 +423,7 @@ def check_oauth_names_its_org(platform: Platform, token: str, org_id: str, org_s
             )
     bare = with_oauth({})
     if bare.status_code // 100 == 2:
-        raise platform.drift("A-04", "listBenchmarks", "an OAuth request naming no org was answered")
+        raise platform.drift("A-04.2", "listBenchmarks", "an OAuth request naming no org was answered")
 
 
 def test_encoded_path_params(platform):
@@ -409,7 +432,8 @@ def test_encoded_path_params(platform):
 
 
 def test_oauth_names_its_org(platform, target):
-    """A-03, A-04: an OAuth token (minted on the mock) with X-Org-Slug or X-Organization-Id reads its org."""
+    """A-03.1, A-03.2, A-04.1, A-04.2: an OAuth token (minted on the mock) with X-Org-Slug or
+    X-Organization-Id reads its org."""
     if not target.embedded:
         pytest.skip("needs an OAuth token minted on the mock's /__mock/tokens")
     minted = platform.raw("POST", platform.base_url + "/__mock/tokens", json={"kind": "oauth"}).json()
@@ -417,22 +441,24 @@ def test_oauth_names_its_org(platform, target):
 
 
 def test_records_read_back_as_sent(platform, target):
-    """A-44, A-53, A-54, A-55, A-56, A-57, A-60, A-91, A-92, A-96, A-97, A-98: stored records and every figure
-    computed from them, the latency summaries and success rates clause by clause (A-96.1, A-96.2, A-96.3,
-    A-96.4)."""
+    """A-44, A-53, A-54.1, A-54.2, A-55.1, A-55.2, A-56, A-57, A-60, A-91, A-92, A-97, A-98.1, A-98.2,
+    A-98.3, A-98.4: stored records and every figure computed from them, the latency summaries and success
+    rates clause by clause (A-96.1, A-96.2, A-96.3, A-96.4)."""
     check_records_read_back(platform, settle_for(platform, target))
 
 
 def test_resource_tree(platform):
-    """A-18, A-19, A-21, A-01, A-07: nothing outside its parent; the API under /api/v1."""
+    """A-18, A-19, A-21, A-01.1, A-07.1: nothing outside its parent; the API under /api/v1."""
     check_tree(platform)
 
 
 def test_run_shapes(platform):
-    """A-28, A-29, A-31, A-33, A-22, A-77, A-82, A-84: both create shapes, the snapshot, PATCHes."""
+    """A-28.1, A-28.2, A-29, A-31, A-33.1, A-33.2, A-22, A-77, A-82.1, A-82.2, A-82.3, A-84.1, A-84.2:
+    both create shapes, the snapshot, PATCHes."""
     check_run_shapes(platform)
 
 
 def test_artifacts_and_closing(platform):
-    """A-62, A-63, A-65, A-66, A-67, A-68, A-48.1, A-72: every artifact kind, heartbeats at a high rate, fail."""
+    """A-62, A-63, A-65, A-66, A-67, A-68, A-89, A-90.1, A-48.1, A-72: every artifact kind, heartbeats at
+    a high rate, fail."""
     check_artifacts_and_closing(platform)

@@ -68,7 +68,7 @@ def records(n: int, steps: int = 1, start: int = 0) -> list[dict]:
 
 
 def test_run_key_siblings_converge(platform):
-    """A-11, A-12, A-13: racing creates with one key make one run; another benchmark makes another."""
+    """A-11, A-12, A-13.1: racing creates with one key make one run; another benchmark makes another."""
     slug, other = new_slug(), new_slug()
     for s in (slug, other):
         platform.call("PUT", f"/benchmarks/{s}", {"name": "Contract siblings"}, claim="A-24")
@@ -89,9 +89,12 @@ def test_run_key_siblings_converge(platform):
         th.join()
     if len(ids) != 8 or len(set(ids)) != 1:
         raise Drift("A-12", "createRun", f"8 racing creates gave {len(set(ids))} runs")
-    elsewhere = platform.json("POST", f"/benchmarks/{other}/runs", {"runKey": key}, expect=201, claim="A-13")
+    elsewhere = platform.json("POST", f"/benchmarks/{other}/runs", {"runKey": key}, expect=201, claim="A-13.1")
     if elsewhere["run"]["id"] == ids[0]:
-        raise Drift("A-13", "createRun", "the same runKey under another benchmark gave the same run")
+        raise Drift("A-13.1", "createRun", "the same runKey under another benchmark gave the same run")
+    again = platform.json("POST", f"/benchmarks/{slug}/runs", {"runKey": key}, expect=200, claim="A-11")
+    if again["run"]["id"] != ids[0]:
+        raise Drift("A-11", "createRun", "the runKey, used under another benchmark since, no longer finds its run")
     for name, total in (("e2b", 4), ("modal", 2), ("e2b", 3)):
         platform.call(
             "PUT", f"/benchmarks/{slug}/runs/{enc(ids[0])}/participants/{name}", {"totalTasks": total}, claim="A-37"
@@ -110,16 +113,22 @@ def planned_claims(platform, *, total: int, workers: int, per_worker: int, claim
         "POST", f"/benchmarks/{slug}/runs", {"totalTasks": total, "participants": ["e2b"]}, expect=201
     )
     base = f"/benchmarks/{slug}/runs/{enc(created['run']['id'])}/participants/e2b/workers"
-    platform.call("POST", base, {"workerCount": workers, "targetConcurrency": per_worker}, claim="A-39")
+    items = platform.json("POST", base, {"workerCount": workers, "targetConcurrency": per_worker}, claim="A-39")[
+        "items"
+    ]
+    if len(items) != workers or any(w["status"] != "pending" for w in items):
+        raise Drift("A-39", "planWorkers", f"workerCount {workers} planned {[w['status'] for w in items]}")
     body = {"processKind": "process", "processKey": "contract"}
     return [platform.json("POST", base + "/claim", body, claim=claim)["assignment"] for _ in range(claims)]
 
 
 def test_claim_exhaustion_and_disjoint_ranges(platform):
-    """A-39, A-42, A-43: k workers, k + 1 claims; the last is {assignment: null}."""
+    """A-39, A-41.2, A-42.1, A-43: k workers, k + 1 claims; the last is {assignment: null}."""
     got = planned_claims(platform, total=6, workers=3, per_worker=2, claims=4, claim="A-41")
-    if got[3] is not None or any(a is None for a in got[:3]):
-        raise Drift("A-42.1", "claimWorker", f"3 workers, 4 claims answered {[a is not None for a in got]}")
+    if any(a is None for a in got[:3]):
+        raise Drift("A-41.2", "claimWorker", f"3 pending workers, the first 3 claims answered {got[:3]}")
+    if got[3] is not None:
+        raise Drift("A-42.1", "claimWorker", f"3 workers, a 4th claim answered {got[3]}")
     covered = sorted(i for a in got[:3] for i in range(a["taskRange"]["start"], a["taskRange"]["end"] + 1))
     if covered != list(range(6)):
         raise Drift("A-43", "claimWorker", f"the ranges cover {covered}, not 0..5 once each")
@@ -135,7 +144,8 @@ def test_task_ranges_are_clipped_to_the_participant_extent(platform):
 
 
 def test_sequencing_duplicates_regressions_gaps_final(platform):
-    """A-16, A-51, A-52 (P-sequence)."""
+    """A-16.1, A-16.2, A-51, A-52 (P-sequence): a resend is a duplicate counted once, a lower unseen
+    sequenceNumber is refused, nothing follows the final batch."""
     slug, run_id, a = claimed(platform)
     path = wpath(slug, run_id, a) + "/events"
 
@@ -150,16 +160,16 @@ def test_sequencing_duplicates_regressions_gaps_final(platform):
         return platform.call("POST", path, body, **kw)
 
     first = send(0, claim="A-50").json()
-    again = send(0, claim="A-16").json()
+    again = send(0, claim="A-16.1").json()
     if again["duplicate"] is not True or first["duplicate"] is not False:
-        raise Drift("A-16", "postWorkerEvents", f"a resent batch answered duplicate={again['duplicate']}")
+        raise Drift("A-16.1", "postWorkerEvents", f"a resent batch answered duplicate={again['duplicate']}")
     send(4, claim="P-sequence")
-    send(2, expect=409, claim="P-sequence", code="sequence_regression")
+    send(2, expect=409, claim="A-51", code="sequence_regression")
     send(5, final=True, claim="A-52")
-    send(6, expect=409, claim="P-sequence", code="attempt_finalized")
+    send(6, expect=409, claim="A-52", code="attempt_finalized")
     items = platform.json("GET", f"/benchmarks/{slug}/runs/{enc(run_id)}/results/imports", claim="A-100")["items"]
     if sorted(i["sequenceNumber"] for i in items) != [0, 4, 5]:
-        raise Drift("A-16", "getRunImports", f"batches {[i['sequenceNumber'] for i in items]}, sent 0, 4, 5")
+        raise Drift("A-16.2", "getRunImports", f"batches {[i['sequenceNumber'] for i in items]}, sent 0, 4, 5")
     platform.call("POST", wpath(slug, run_id, a) + "/complete", {"attemptId": a["attemptId"]}, claim="A-69")
 
 
@@ -182,7 +192,7 @@ def test_complete_without_a_final_batch(platform):
 
 @pytest.mark.parametrize("which", ["records", "steps", "samples", "repeated-step"])
 def test_limits_at_and_past_the_bound(platform, which):
-    """A-08, A-09, A-10: at the bound accepted, past it refused naming the limit."""
+    """A-08, A-09, A-10.1, A-10.2: at the bound accepted, past it refused naming the limit."""
     slug, run_id, a = claimed(platform, tasks=2)
     ev, hb = LIMITS["events"], LIMITS["heartbeat"]
     if which in ("records", "steps"):
@@ -204,8 +214,9 @@ def test_limits_at_and_past_the_bound(platform, which):
         past = at * 2
         code = "duplicate_concurrency_step"
     path = wpath(slug, run_id, a) + "/heartbeat"
-    platform.call("POST", path, {"attemptId": a["attemptId"], "concurrency": past}, expect=400, claim="A-10", code=code)
-    platform.call("POST", path, {"attemptId": a["attemptId"], "concurrency": at}, claim="A-10")
+    clause = "A-10.1" if which == "samples" else "A-10.2"
+    platform.call("POST", path, {"attemptId": a["attemptId"], "concurrency": past}, expect=400, claim=clause, code=code)
+    platform.call("POST", path, {"attemptId": a["attemptId"], "concurrency": at}, claim=clause)
 
 
 def move_clock(platform, seconds: float) -> None:
@@ -214,7 +225,7 @@ def move_clock(platform, seconds: float) -> None:
 
 
 def test_an_unreclaimed_attempt_past_its_lease_still_reports_and_completes(platform, target):
-    """A-15 (P-lease): fencing guards a reclaimed worker. A lone slow worker whose lease expired and that
+    """P-lease: fencing guards a reclaimed worker (A-15). A lone slow worker whose lease expired and that
     nobody reclaimed still heartbeats, sends its batch and completes. Needs the mock's clock."""
     if not target.embedded:
         pytest.skip("moving time needs the mock's /__mock/clock; a live lease is not waited out")
@@ -226,14 +237,14 @@ def test_an_unreclaimed_attempt_past_its_lease_still_reports_and_completes(platf
         ("/complete", {}),
     ):
         move_clock(platform, TIMING["leaseSeconds"] + 1)
-        platform.call("POST", wpath(slug, run_id, a) + suffix, {**body, **extra}, claim="A-15")
+        platform.call("POST", wpath(slug, run_id, a) + suffix, {**body, **extra}, claim="P-lease")
     worker = platform.json("GET", wpath(slug, run_id, a))["worker"]
     if worker["status"] != "completed" or worker["attemptNumber"] != a["attemptNumber"]:
-        raise Drift("A-15", "getWorker", f"the slow worker's own attempt did not complete it: {worker}")
+        raise Drift("P-lease", "getWorker", f"the slow worker's own attempt did not complete it: {worker}")
 
 
 def test_lease_expiry_reclaim_and_fencing(platform, target):
-    """A-14, A-15, A-45 (P-lease): after the lease, a reclaim mints a new attempt; the old one is refused
+    """A-15.1, A-15.2, A-45.1, A-45.2 (P-lease): after the lease, a reclaim mints a new attempt; the old one is refused
     by every worker mutation and changes nothing. Needs the mock's clock."""
     if not target.embedded:
         pytest.skip("moving time needs the mock's /__mock/clock; a live lease is not waited out")
@@ -243,15 +254,12 @@ def test_lease_expiry_reclaim_and_fencing(platform, target):
         "POST",
         f"/benchmarks/{slug}/runs/{enc(run_id)}/participants/e2b/workers/claim",
         {"processKind": "process", "processKey": "second"},
-        claim="A-45",
+        claim="A-45.1",
     )["assignment"]
-    if (
-        new is None
-        or new["workerId"] != old["workerId"]
-        or new["attemptNumber"] != old["attemptNumber"] + 1
-        or new["attemptId"] == old["attemptId"]
-    ):
-        raise Drift("A-45", "claimWorker", f"after the lease, the reclaim answered {new}")
+    if new is None or new["workerId"] != old["workerId"] or new["attemptId"] == old["attemptId"]:
+        raise Drift("A-45.1", "claimWorker", f"after the lease, the reclaim answered {new}")
+    if new["attemptNumber"] != old["attemptNumber"] + 1:
+        raise Drift("A-45.2", "claimWorker", f"attempt {new['attemptNumber']} after attempt {old['attemptNumber']}")
     before = platform.json("GET", wpath(slug, run_id, old))["worker"]
     for suffix, extra in (
         ("/heartbeat", {"progressDone": 9}),
@@ -266,15 +274,15 @@ def test_lease_expiry_reclaim_and_fencing(platform, target):
             wpath(slug, run_id, old) + suffix,
             {"attemptId": old["attemptId"], **extra},
             expect=409,
-            claim="A-15",
+            claim="A-15.1",
             code="stale_attempt",
         )
     if platform.json("GET", wpath(slug, run_id, old))["worker"] != before:
-        raise Drift("A-15", "getWorker", "refused mutations of a stale attempt changed the worker")
+        raise Drift("A-15.2", "getWorker", "refused mutations of a stale attempt changed the worker")
 
 
 def test_two_step_upload_round_trips_gzip(platform):
-    """A-61, A-64, A-90: presigned PUT (no bearer) and GET of exactly those bytes."""
+    """A-61, A-64, A-90.1, A-90.2: presigned PUT (no bearer) and GET of exactly those bytes."""
     slug, run_id, a = claimed(platform)
     text = b"".join(b"contract line %d\n" % i for i in range(200))
     for ctype, data in (("text/plain", text), ("application/gzip", gzip.compress(text, mtime=0))):
@@ -292,32 +300,52 @@ def test_two_step_upload_round_trips_gzip(platform):
         put = platform.raw("PUT", created["uploadUrl"], content=data, headers={"Content-Type": ctype})
         if put.status_code // 100 != 2:
             raise Drift("A-61", "PUT uploadUrl", f"{put.status_code}: {put.text[:200]}")
-        detail = platform.json("GET", wpath(slug, run_id, a) + f"/artifacts/{enc(created['artifactId'])}", claim="A-90")
+        detail = platform.json(
+            "GET", wpath(slug, run_id, a) + f"/artifacts/{enc(created['artifactId'])}", claim="A-90.1"
+        )
         got = platform.raw("GET", detail["downloadUrl"])
         if got.content != data or (ctype == "application/gzip" and gzip.decompress(got.content) != text):
-            raise Drift("A-90", "GET downloadUrl", "the download is not the uploaded body")
+            raise Drift("A-90.2", "GET downloadUrl", "the download is not the uploaded body")
         if detail["artifact"]["metadata"].get("sizeBytes") != len(data):
             raise Drift("A-64", "getWorkerArtifact", "metadata.sizeBytes is not the body's length")
 
 
-def test_cross_benchmark_run_list_is_not_the_benchmark_runs(platform):
-    """A-83, routing: GET /benchmarks/runs lists runs, it is not the benchmark "runs"."""
+FEED = "daily"  # the mock's seeded benchmark of another organisation, subscribed to (the Daily feed)
+
+
+def check_cross_benchmark_run_list(platform: Platform, feed: bool) -> None:
+    """A-83.1: the runs of every benchmark; A-83.2: subscribed feeds included (`feed`: the mock's
+    seeded one); A-83.3: benchmarkSlug narrows it. Routing: it is not a benchmark's "runs"."""
     slug, run_id, _ = claimed(platform)
-    listed = platform.json("GET", "/benchmarks/runs", params={"benchmarkSlug": slug}, claim="A-83")["items"]
+    other, other_id, _ = claimed(platform)
+    everything = platform.json("GET", "/benchmarks/runs", claim="A-83.1")["items"]
+    slugs = {r["id"]: r["benchmarkSlug"] for r in everything}
+    if slugs.get(run_id) != slug or slugs.get(other_id) != other:
+        raise Drift("A-83.1", "listAllRuns", f"the runs of {slug} and {other} are not both listed")
+    if feed and FEED not in slugs.values():
+        raise Drift("A-83.2", "listAllRuns", f"no run of the subscribed feed {FEED!r} is listed")
+    listed = platform.json("GET", "/benchmarks/runs", params={"benchmarkSlug": slug}, claim="A-83.3")["items"]
     if [r["id"] for r in listed] != [run_id]:
-        raise Drift("A-83", "listAllRuns", f"benchmarkSlug={slug} listed {[r['id'] for r in listed]}")
+        raise Drift("A-83.3", "listAllRuns", f"benchmarkSlug={slug} listed {[r['id'] for r in listed]}")
+
+
+def test_cross_benchmark_run_list(platform, target):
+    """A-83.1, A-83.2, A-83.3."""
+    check_cross_benchmark_run_list(platform, feed=target.control)
 
 
 def test_unfiltered_lists_unbounded_filtered_default_100(platform):
-    """A-95: 101 runs; unfiltered all of them, filtered 100 by default."""
+    """A-95.1, A-95.2: 101 runs; unfiltered all of them, filtered 100 by default."""
     slug = new_slug()
     platform.call("PUT", f"/benchmarks/{slug}", {"name": "Contract listing"})
     for _ in range(101):
         platform.call("POST", f"/benchmarks/{slug}/runs", {"totalTasks": 1, "participants": ["e2b"]}, expect=201)
-    everything = platform.json("GET", f"/benchmarks/{slug}/runs", claim="A-95")["items"]
-    filtered = platform.json("GET", f"/benchmarks/{slug}/runs", params={"participant": "e2b"}, claim="A-95")["items"]
-    if (len(everything), len(filtered)) != (101, 100):
-        raise Drift("A-95", "listRuns", f"unfiltered {len(everything)}, filtered {len(filtered)} of 101")
+    everything = platform.json("GET", f"/benchmarks/{slug}/runs", claim="A-95.1")["items"]
+    if len(everything) != 101:
+        raise Drift("A-95.1", "listRuns", f"unfiltered {len(everything)} of 101")
+    filtered = platform.json("GET", f"/benchmarks/{slug}/runs", params={"participant": "e2b"}, claim="A-95.2")["items"]
+    if len(filtered) != 100:
+        raise Drift("A-95.2", "listRuns", f"filtered {len(filtered)} of 101, not the default 100")
 
 
 def test_no_token_is_refused(platform):
