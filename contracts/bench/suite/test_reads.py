@@ -68,7 +68,9 @@ def check_finished_evaluations_agree_with_their_artifacts(bench) -> int:
         path = {"id": run["id"]}
         r = get(bench, "get_evaluation_artifacts", path)
         if r.status_code != 200:
-            raise bench.drift("C-50", "GET evaluation-runs/{id}/artifacts", f"a finished run answered {r.status_code}")
+            raise bench.drift(
+                "C-50.3", "GET evaluation-runs/{id}/artifacts", f"a finished run answered {r.status_code}"
+            )
         art = r.json()["artifacts"]
         cases = art["cases"]
         passed = sum(1 for c in cases if c["status"] == "passed")
@@ -81,13 +83,13 @@ def check_finished_evaluations_agree_with_their_artifacts(bench) -> int:
         summary = {k: run["summary"][k] for k in fold} if run.get("summary") else None
         if summary != fold or art["summary"] != run["summary"]:
             raise bench.drift(
-                "C-50",
+                "C-50.3",
                 "GET evaluation-runs/{id}",
                 f"run {run['id']} reports {run.get('summary')}; its artifacts fold to {fold}",
                 curl(bench, "get_evaluation_artifacts", path),
             )
         if art["context_version"] != run["context_version"]:
-            raise bench.drift("C-46", "GET evaluation-runs/{id}/artifacts", "the artifacts name another version")
+            raise bench.drift("C-46.1", "GET evaluation-runs/{id}/artifacts", "the artifacts name another version")
         if run.get("ai_system_id") is not None and run["context_version"] is not None:
             snap = get(bench, "get_system_context", {"id": run["ai_system_id"]}, {"version": run["context_version"]})
             if snap.status_code == 200:
@@ -100,7 +102,7 @@ def check_finished_evaluations_agree_with_their_artifacts(bench) -> int:
                     and enabled - set(evidence)
                 ):
                     raise bench.drift(
-                        "C-46",
+                        "C-46.1",
                         "GET evaluation-runs/{id}/artifacts",
                         f"run {run['id']}'s evidence is not the context at version {run['context_version']}",
                         curl(bench, "get_evaluation_artifacts", path),
@@ -122,7 +124,7 @@ def pages(bench, op_id: str, path: dict, limit: int) -> tuple[list[dict], set[in
         body = r.json()
         if len(body["items"]) > min(limit, PAGE["max_limit"]):
             raise bench.drift(
-                "C-58",
+                "C-58.2",
                 op_id,
                 f"limit={limit} answered {len(body['items'])} items (page budget {PAGE['max_limit']})",
                 curl(bench, op_id, path, f"?offset={offset}&limit={limit}"),
@@ -156,7 +158,7 @@ def check_pages_traverse_exactly_once(bench) -> None:
         raise bench.drift("C-12", "GET /api/ai-systems/{id}/context/sources", f"total {totals}, listed {len(whole)}")
     big = get(bench, "list_context_sources", path, {"limit": PAGE["max_limit"] * 10})
     if big.status_code == 200 and len(big.json()["items"]) > PAGE["max_limit"]:
-        raise bench.drift("C-58", "GET /api/ai-systems/{id}/context/sources", "a page passed max_limit")
+        raise bench.drift("C-58.2", "GET /api/ai-systems/{id}/context/sources", "a page passed max_limit")
 
 
 def check_allowance_is_readable_and_reading_spends_nothing(bench) -> None:
@@ -212,12 +214,12 @@ def test_listed_ids_resolve(bench):
 
 
 def test_finished_evaluations_agree_with_their_artifacts(bench):
-    """C-50, C-46: a finished run's summary folds its case results; its evidence is its context version."""
+    """C-50.3, C-46.1: a finished run's summary folds its case results; its evidence is its context version."""
     check_finished_evaluations_agree_with_their_artifacts(bench)
 
 
 def test_pages_traverse_exactly_once(bench):
-    """C-12, C-58: offset/limit pages list every item once, agree on total, and keep to the spec's max_limit."""
+    """C-12, C-58.2: offset/limit pages list every item once, agree on total, and keep to the spec's max_limit."""
     check_pages_traverse_exactly_once(bench)
 
 
