@@ -183,7 +183,9 @@ def test_golden_case_and_pause(bench, system_id, oauth):
     if lib.get("manual-library-contract", {}).get("enabled") is not False:
         raise Drift(BY_ID["C-38"], "GET test-library", "enabled: false did not pause the case")
     listed = lib["manual-library-contract"]
-    if listed.get("type") != "case" or {k: listed["entry"].get(k) for k in entry} != {**entry, "enabled": False}:
+    # C-40: listed as a case with the component and input it was written with (C-38 pauses, C-44 keeps expected)
+    got = (listed.get("type"), *(listed["entry"].get(k) for k in ("type", "component_id", "input")))
+    if got != ("case", "case", component_id, "hi"):
         raise Drift(BY_ID["C-40"], "GET test-library", f"the case entry reads back as {listed}")
     if lib["manual-library-contract"]["entry"]["expected"] != {"greeting": True}:
         raise Drift(BY_ID["C-44"], "GET test-library", "the structured expected value changed")
