@@ -295,7 +295,8 @@ SUITE_DRIFTS = [
     # versioned writes
     ("version-moves-by-two", "versioned writes", "C-36.1",
      answer(r"/context/sources$", _bump("context", "version"), "PUT", 200), "versioning"),
-    ("stale-replay-accepted", "versioned writes", "C-36.2", status(r"/context/sources$", "PUT", 409, 200), "versioning"),
+    ("stale-replay-accepted", "versioned writes", "C-36.2",
+     status(r"/context/sources$", "PUT", 409, 200), "versioning"),
     ("edit-not-applied", "versioned writes", "C-37", answer(r"/context$", _each_source(
         lambda s: s.__setitem__("text", s["text"].replace("14 days", "30 days"))), "GET"), "versioning"),
     ("foreign-source-id-accepted", "versioned writes", "C-34.2",
