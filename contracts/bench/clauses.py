@@ -2,8 +2,8 @@
 alone. A claim not split here is one clause. A check asserts a clause by citing its id.
 
 Every claim of the reference was read in order; the ones below state more than one thing. The
-others state one (C-02, C-06, C-07, C-08, C-11, C-12, C-13, C-14, C-15, C-21, C-22, C-25, C-27, C-29,
-C-33, C-35, C-37, C-38, C-40, C-42, C-43, C-44, C-47, C-48, C-49, C-52, C-54, C-55, C-57, C-59, C-60,
+others state one (C-02, C-07, C-08, C-11, C-13, C-14, C-15, C-21, C-22, C-25, C-27, C-29,
+C-33, C-35, C-37, C-38, C-40, C-42, C-43, C-44, C-48, C-49, C-54, C-55, C-59, C-60,
 C-61, C-63, C-66) or are about the published clients only (`claims.UNCHECKABLE`)."""
 
 from __future__ import annotations
@@ -13,9 +13,16 @@ from contracts.runner.claims import Clause
 CLIENT_SIDE = "what the published client does with the response; the server's part is the claim's other clauses"
 
 CLAUSES = [
+    # C-06 A call never starts an evaluation or executes application code on its own
+    Clause("C-06.1", "reads spend no evaluation allowance"),
+    Clause("C-06.2", "reads start no evaluation run"),
+    # C-12 query holds branch, environment, version, paging or other URL query values
+    Clause("C-12.1", "offset/limit pages list every item exactly once, in one order, next_offset advancing"),
+    Clause("C-12.2", "every page's total is the number of items the pages list"),
     # C-17 An API key gives scoped data access
     Clause("C-17.1", "a valid API key reads the workspace's data (200)"),
     Clause("C-17.2", "no credential, or one that is not a key, is refused with 401"),
+    Clause("C-17.3", "a key's access is scoped to its workspace: another account's system is 404"),
     # C-18 GitHub setup, API-key management, membership and billing need an account credential or a session
     Clause("C-18.1", "an API key gets 403 on account-class operations (GitHub setup, trace privacy)"),
     Clause("C-18.2", "an OAuth account credential is accepted on account-class operations"),
@@ -62,6 +69,9 @@ CLAUSES = [
     # C-46 Historical reports keep the evidence used when they were evaluated
     Clause("C-46.1", "a run's artifacts carry the context version it ran at and that version's evidence"),
     Clause("C-46.2", "the context as of a past version reads as it was written (`?version=n`)"),
+    # C-47 evaluation_allowance can be read before spending
+    Clause("C-47.1", "the allowance is readable with a key (200)"),
+    Clause("C-47.2", "remaining is the limit less what was used (none when unlimited)"),
     # C-50 get_evaluation is polled with the run id; artifacts are read once it finishes
     Clause("C-50.1", "polling a run sees its status move only forward, to one terminal status"),
     Clause("C-50.2", "the artifacts of a run that has not finished are refused (409)"),
@@ -69,6 +79,9 @@ CLAUSES = [
     # C-51 publish_runtime_evaluation takes the complete report as its body
     Clause("C-51.1", "a published report reads back exactly as sent"),
     Clause("C-51.2", "an incomplete report is refused with 400"),
+    # C-52 Reading or publishing a report starts nothing and spends nothing
+    Clause("C-52.1", "publishing a report spends no allowance"),
+    Clause("C-52.2", "publishing a report starts no evaluation run"),
     # C-53 Errors expose status, code, message, reference and the complete server error as details
     Clause("C-53.1", "every error is the envelope {error: {code, message, reference}}"),
     Clause("C-53.2", "the code is one the spec documents for the operation, under the status answered"),
@@ -82,6 +95,9 @@ CLAUSES = [
     # C-56 API-key cap errors carry manage_key_url instead of the upgrade fields
     Clause("C-56.1", "a key-cap error carries manage_key_url"),
     Clause("C-56.2", "a key-cap error carries none of the plan-upgrade fields"),
+    # C-57 Plan, credential and repository errors need a configuration change (not retryable)
+    Clause("C-57.1", "a revoked key is 401 credential_revoked (not read as a made-up one)"),
+    Clause("C-57.2", "an OAuth credential past its lifetime is 401"),
     # C-58 A response over 16 MB is refused by the client; pages keep responses smaller
     Clause("C-58.1", "every response stays far below the clients' 16 MB ceiling"),
     Clause("C-58.2", "a page holds at most `limit` items, and never more than the spec's max_limit"),

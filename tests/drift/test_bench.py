@@ -332,7 +332,7 @@ SUITE_DRIFTS = [
         b["items"][0]), "GET"), "ids"),
     ("listed-dataset-unknown", "read path", "C-11", answer(r"/datasets$", lambda b: [d.__setitem__(
         "id", "ds_missing") for d in b["items"]], "GET"), "ids"),
-    ("page-skips-an-item", "pagination", "C-12", answer(r"/context/sources$", lambda b: b.__setitem__(
+    ("page-skips-an-item", "pagination", "C-12.1", answer(r"/context/sources$", lambda b: b.__setitem__(
         "next_offset", b["next_offset"] + 1) if b.get("next_offset") is not None else None, "GET"), "pages"),
     ("page-ignores-limit", "pagination", "C-58.2",
      lambda app: Rewrite(app, request=drop_query_parameter("limit", "/context/sources")), "pages"),
@@ -349,15 +349,15 @@ SUITE_DRIFTS = [
     ("published-report-altered", "evaluation lifecycle", "C-51.1", answer(r"/runtime-evaluations$", lambda b: [
         r["report"]["summary"].__setitem__("status", "failed") for r in b["items"]], "GET"), "publish"),
     # credit and allowance accounting
-    ("allowance-remaining-off", "credit and allowance accounting", "C-47",
+    ("allowance-remaining-off", "credit and allowance accounting", "C-47.2",
      answer(r"^/api/evaluation-allowance$", _bump("allowance", "remaining", by=-1), "GET", 200), "allowance"),
-    ("reads-spend-allowance", "credit and allowance accounting", "C-06", _reads_spend, "allowance"),
+    ("reads-spend-allowance", "credit and allowance accounting", "C-06.1", _reads_spend, "allowance"),
     # auth and credential states, errors
     ("other-environment-accepted", "auth and credential states", "C-02",
      bearer("bench_live_", ENV["BENCH_API_KEY"]), "refused"),
     ("error-status-disagrees-with-code", "errors", "C-53.2",
      status(r"^/api/ai-systems$", "GET", 401, 403), "refused"),
-    ("revoked-reads-as-unknown", "auth and credential states", "C-57", answer(".", lambda b: b["error"].__setitem__(
+    ("revoked-reads-as-unknown", "auth and credential states", "C-57.1", answer(".", lambda b: b["error"].__setitem__(
         "code", "invalid_credential") if b.get("error", {}).get("code") == "credential_revoked" else None), "states"),
     ("authkit-token-accepted-as-bearer", "auth and credential states", "C-21",
      bearer("authkit_growth_mcp", ENV["BENCH_API_KEY"]), "states"),

@@ -234,6 +234,40 @@ def _key_cap_upgrade(body):
         err["upgrade_url"] = "https://app.staging.usebench.ai/settings/billing/upgrade"
 
 
+def _one_more_run(body):
+    body["items"].append({**(body["items"] or [{}])[0], "id": 987654321})
+
+
+def _other_workspace_readable(app):
+    """A system created in another workspace reads with the suite's key."""
+    created: dict[str, Any] = {}
+
+    def answer(scope, request_body, st, headers, raw):
+        if scope["path"] == "/api/ai-systems" and scope["method"] == "POST" and st == 201:
+            if _bearer(scope) != ENV["BENCH_OAUTH_TOKEN"]:
+                system = orjson.loads(raw)["system"]
+                created[f"/api/ai-systems/{system['id']}"] = system
+        elif scope["method"] == "GET" and scope["path"] in created and st == 404:
+            out = orjson.dumps({"system": created[scope["path"]]})
+            return 200, _sized(headers, out), out
+        return None
+
+    return SharedRewrite(app, answer)
+
+
+def _expired_oauth_accepted(app):
+    """An OAuth credential past its lifetime still lists systems."""
+
+    def answer(scope, request_body, st, headers, raw):
+        token = _bearer(scope)
+        if scope["path"] == "/api/ai-systems" and st == 401 and token.startswith("bench_dev_oauth_"):
+            out = orjson.dumps({"items": [], "next_offset": None, "total": 0})
+            return 200, _sized(headers, out), out
+        return None
+
+    return SharedRewrite(app, answer)
+
+
 def _stored(body):
     body["items"] = [*body["items"], {**(body["items"] or [{}])[0], "id": "ds_preview"}]
 
@@ -245,6 +279,8 @@ DRIFTS = [
     ("credentials", "C-17.1", "new-key-refused", _new_key_refused, "key-once"),
     ("credentials", "C-17.2", "made-up-credential-accepted",
      catalogue.bearer("bench_dev_key_contract_not_a_key", ENV["BENCH_API_KEY"]), "refused"),
+    ("credentials", "C-17.3", "other-workspace-readable", _other_workspace_readable, "states"),
+    ("credentials", "C-57.2", "expired-oauth-accepted", _expired_oauth_accepted, "states"),
     ("credentials", "C-18.1", "key-reads-setup-status", accept(r"^/api/getting-started$", "GET"), "account"),
     ("credentials", "C-18.2", "oauth-refused-on-keys", refuse(r"^/api/account/api-keys$", "GET", "list_api_keys", 403),
      "states"),
@@ -295,6 +331,15 @@ DRIFTS = [
     ("evaluation lifecycle", "C-45.2", "edit-reaches-a-finished-report",
      lambda app: after(lambda s, st: s["method"] == "PUT" and st == 200, r"/artifacts$", _future_edit)(app),
      "folds"),
+    ("allowance", "C-06.2", "reads-start-a-run", lambda app: after(
+        lambda s, st: s["path"] == "/api/headless/capabilities", r"^/api/evaluation-runs$", _one_more_run)(app),
+     "allowance"),
+    ("allowance", "C-47.1", "allowance-refused",
+     refuse(r"^/api/evaluation-allowance$", "GET", "evaluation_allowance", 401), "allowance"),
+    ("pagination", "C-12.2", "total-off-by-one",
+     edit(r"/context/sources$", lambda b: "total" in b and b.__setitem__("total", b["total"] + 1)), "pages"),
+    ("evaluation lifecycle", "C-52.2", "publishing-starts-a-run",
+     lambda app: after(posted("/runtime-evaluations"), r"^/api/evaluation-runs$", _one_more_run)(app), "publish"),
     ("evaluation lifecycle", "C-48", "run-id-a-string",
      edit(r"/evaluation-runs/system$", lambda b: [r.__setitem__("id", str(r["id"])) for r in b["runs"]], "POST"),
      "evaluation"),

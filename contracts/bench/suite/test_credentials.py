@@ -103,7 +103,9 @@ def check_reference_is_the_request_id(bench) -> None:
 
 def check_fixture_credential_states(bench, http, base_url: str) -> None:
     """Needs the mock's fixtures: the revoked key, an AuthKit token, an OAuth credential that expires."""
-    refused(bench, base_url, "list_systems", "bench_dev_key_revoked", ("credential_revoked",), "C-57", "a revoked key")
+    refused(
+        bench, base_url, "list_systems", "bench_dev_key_revoked", ("credential_revoked",), "C-57.1", "a revoked key"
+    )
     refused(
         bench, base_url, "list_systems", "authkit_growth_mcp", ("invalid_credential",), "C-21",
         "an AuthKit token used as a bearer",
@@ -112,8 +114,15 @@ def check_fixture_credential_states(bench, http, base_url: str) -> None:
     token = http.post("/__mock/tokens", json={"account_id": account["id"], "kind": "oauth"}).json()["token"]
     if bench.call("list_api_keys", token=token).status_code != 200:
         raise bench.drift("C-18.2", "GET /api/account/api-keys", "a fresh OAuth credential was refused")
+    # a key's access is scoped to its workspace: another account's system is not found with it (C-17.3)
+    other = bench.call("create_system", body={"name": "another workspace"}, token=token)
+    if other.status_code in (200, 201):
+        seen = bench.call("get_system", path={"id": other.json()["system"]["id"]})
+        check("get_system", seen)
+        if seen.status_code != 404:
+            raise bench.drift("C-17.3", "GET /api/ai-systems/{id}", f"another workspace's system: {seen.status_code}")
     http.post("/__mock/clock", json={"advance_seconds": OAUTH_TTL + 1})
-    refused(bench, base_url, "list_systems", token, ("invalid_credential",), "C-57", "an expired OAuth credential")
+    refused(bench, base_url, "list_systems", token, ("invalid_credential",), "C-57.2", "an expired OAuth credential")
 
 
 def _exchange(bench, token: str):
@@ -194,7 +203,8 @@ def test_refused_credentials_mirror_in_the_client(target, bench):
 
 
 def test_revoked_authkit_and_expired_credentials(target, embedded, bench):
-    """C-21, C-57, C-18.2: the revoked key, an AuthKit token as a bearer, an OAuth credential past its lifetime."""
+    """C-21, C-57.1, C-57.2, C-18.2, C-17.3: the revoked key, an AuthKit token as a bearer, an OAuth credential
+    past its lifetime; another workspace's system is out of the key's scope."""
     check_fixture_credential_states(bench, embedded, target.base_url)
 
 

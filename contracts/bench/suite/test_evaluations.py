@@ -26,6 +26,13 @@ def allowance(bench, token="key") -> dict:
     return r.json()["allowance"]
 
 
+def started(bench) -> list[int]:
+    """The ids of the evaluation runs the caller sees, the active ones included."""
+    r = bench.call("list_evaluations", query={"include_active": True})
+    check("list_evaluations", r)
+    return [run["id"] for run in r.json()["items"]]
+
+
 def wait_terminal(target, http, bench, run_id: int) -> dict:
     """Poll get_evaluation (C-50) until the run ends, within the spec's `x-waits` bound: the mock's clock is
     advanced, a live target is polled for real; a status outside the lifecycle, or none terminal at the
@@ -83,7 +90,7 @@ def evaluable_system(bench, system_id):
 
 
 def test_evaluation_lifecycle_and_allowance(target, http, bench, spends, evaluable_system):
-    """C-47, C-48, C-49, C-50.1, C-46.1, C-52: allowance -> start (uses one) -> poll to terminal -> artifacts at the
+    """C-47, C-48, C-49, C-50.1, C-46.1, C-52.1: allowance -> start (uses one) -> poll to terminal -> artifacts at the
     version it started with; publishing spends nothing."""
     sid, version = evaluable_system
     before = allowance(bench)
@@ -119,7 +126,7 @@ def test_evaluation_lifecycle_and_allowance(target, http, bench, spends, evaluab
     )
     check("publish_runtime_evaluation", published)
     if allowance(bench) != allowance(bench) or allowance(bench)["used"] != after["used"]:
-        raise bench.drift("C-52", "POST runtime-evaluations", "publishing moved the allowance")
+        raise bench.drift("C-52.1", "POST runtime-evaluations", "publishing moved the allowance")
 
 
 def test_exhausted_allowance_and_key_cap(embedded, bench):
@@ -243,6 +250,7 @@ def check_published_report_is_kept_whole(bench, sid: int) -> None:
         "summary": {"status": "completed", "passed": 1, "failed": 0},
     }
     before = allowance(bench)
+    runs = started(bench)
     r = bench.call("publish_runtime_evaluation", path={"id": sid}, body=report)
     check("publish_runtime_evaluation", r)
     if r.status_code not in (200, 201):
@@ -260,7 +268,9 @@ def check_published_report_is_kept_whole(bench, sid: int) -> None:
         )
     after = allowance(bench)
     if after["used"] != before["used"]:
-        raise bench.drift("C-52", "POST runtime-evaluations", f"publishing spent: {before} -> {after}")
+        raise bench.drift("C-52.1", "POST runtime-evaluations", f"publishing spent: {before} -> {after}")
+    if started(bench) != runs:
+        raise bench.drift("C-52.2", "POST runtime-evaluations", "publishing a report started an evaluation")
 
 
 def test_status_folds_and_edits_reach_future_runs(target, http, bench, spends, evaluable_system):
@@ -278,6 +288,6 @@ def test_status_folds_and_edits_reach_future_runs(target, http, bench, spends, e
 
 
 def test_published_report_is_kept_whole(bench, system_id):
-    """C-51.1, C-51.2, C-52: publish_runtime_evaluation keeps the complete report as sent, refuses a partial one, spends
-    nothing."""
+    """C-51.1, C-51.2, C-52.1, C-52.2: publish_runtime_evaluation keeps the complete report as sent, refuses a
+    partial one, spends nothing and starts nothing."""
     check_published_report_is_kept_whole(bench, system_id)

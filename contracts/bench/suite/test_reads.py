@@ -118,7 +118,7 @@ def pages(bench, op_id: str, path: dict, limit: int) -> tuple[list[dict], set[in
     seen: set[int] = set()
     while offset is not None:
         if offset in seen or len(seen) > 1000:
-            raise bench.drift("C-12", op_id, f"next_offset {offset} does not advance")
+            raise bench.drift("C-12.1", op_id, f"next_offset {offset} does not advance")
         seen.add(offset)
         r = get(bench, op_id, path, {"offset": offset, "limit": limit})
         body = r.json()
@@ -148,14 +148,14 @@ def check_pages_traverse_exactly_once(bench) -> None:
         ids = [s["id"] for s in got]
         if ids != [s["id"] for s in whole] or len(set(ids)) != len(ids):
             raise bench.drift(
-                "C-12",
+                "C-12.1",
                 "GET /api/ai-systems/{id}/context/sources",
                 f"limit={limit} pages list {ids}; one page lists {[s['id'] for s in whole]}",
                 curl(bench, "list_context_sources", path, f"?offset=0&limit={limit}"),
             )
         totals |= t
     if totals != {len(whole)}:
-        raise bench.drift("C-12", "GET /api/ai-systems/{id}/context/sources", f"total {totals}, listed {len(whole)}")
+        raise bench.drift("C-12.2", "GET /api/ai-systems/{id}/context/sources", f"total {totals}, listed {len(whole)}")
     big = get(bench, "list_context_sources", path, {"limit": PAGE["max_limit"] * 10})
     if big.status_code == 200 and len(big.json()["items"]) > PAGE["max_limit"]:
         raise bench.drift("C-58.2", "GET /api/ai-systems/{id}/context/sources", "a page passed max_limit")
@@ -164,11 +164,11 @@ def check_pages_traverse_exactly_once(bench) -> None:
 def check_allowance_is_readable_and_reading_spends_nothing(bench) -> None:
     first = get(bench, "evaluation_allowance")
     if first.status_code != 200:
-        raise bench.drift("C-47", "GET /api/evaluation-allowance", f"answered {first.status_code}")
+        raise bench.drift("C-47.1", "GET /api/evaluation-allowance", f"answered {first.status_code}")
     a = first.json()["allowance"]
     if a["limit"] is not None and a["remaining"] != max(0, a["limit"] - a["used"]):
         raise bench.drift(
-            "C-47",
+            "C-47.2",
             "GET /api/evaluation-allowance",
             f"remaining {a['remaining']} is not limit {a['limit']} - used {a['used']}",
             curl(bench, "evaluation_allowance"),
@@ -182,9 +182,9 @@ def check_allowance_is_readable_and_reading_spends_nothing(bench) -> None:
     again = get(bench, "evaluation_allowance").json()["allowance"]
     after = get(bench, "list_evaluations", query={"include_active": True}).json()["items"]
     if again["used"] != a["used"] or again["remaining"] != a["remaining"]:
-        raise bench.drift("C-06", "GET /api/evaluation-allowance", f"reads moved the allowance: {a} -> {again}")
+        raise bench.drift("C-06.1", "GET /api/evaluation-allowance", f"reads moved the allowance: {a} -> {again}")
     if [r["id"] for r in after] != [r["id"] for r in runs]:
-        raise bench.drift("C-06", "GET /api/evaluation-runs", "reading started an evaluation")
+        raise bench.drift("C-06.2", "GET /api/evaluation-runs", "reading started an evaluation")
 
 
 def links(body, out: list[tuple[str, str]], key: str = "") -> list[tuple[str, str]]:
@@ -219,12 +219,13 @@ def test_finished_evaluations_agree_with_their_artifacts(bench):
 
 
 def test_pages_traverse_exactly_once(bench):
-    """C-12, C-58.2: offset/limit pages list every item once, agree on total, and keep to the spec's max_limit."""
+    """C-12.1, C-12.2, C-58.2: offset/limit pages list every item once, agree on total, and keep to the spec's
+    max_limit."""
     check_pages_traverse_exactly_once(bench)
 
 
 def test_allowance_readable_reads_spend_nothing(bench):
-    """C-47, C-06: the allowance is readable before spending and reads start and spend nothing."""
+    """C-47.1, C-47.2, C-06.1, C-06.2: the allowance is readable before spending and reads start and spend nothing."""
     check_allowance_is_readable_and_reading_spends_nothing(bench)
 
 
