@@ -347,7 +347,7 @@ DRIFTS = [
     ("evaluation lifecycle", "C-50.1", "status-goes-back", _status_goes_back, "folds"),
     ("evaluation lifecycle", "C-51.2", "incomplete-report-accepted", accept(r"/runtime-evaluations$", "POST", 201),
      "publish"),
-    ("evaluation lifecycle", "C-52", "publishing-spends", lambda app: after(
+    ("evaluation lifecycle", "C-52.1", "publishing-spends", lambda app: after(
         posted("/runtime-evaluations"), r"^/api/evaluation-allowance$",
         lambda b: b["allowance"].__setitem__("used", b["allowance"]["used"] + 1))(app), "publish"),
     # C-53 - C-58, C-62, C-66, C-67: errors, limits, streams, secrets
