@@ -24,7 +24,6 @@ from tests.drift.harness import Rewrite, served
 from tests.drifting import Rewrite as SharedRewrite
 
 ENV = catalogue.ENV
-Hook = Callable[[dict[str, Any], int, list[tuple[bytes, bytes]], bytes], tuple[int, list[tuple[bytes, bytes]], bytes]]
 
 # -- the checks, as the suite runs them (each against a freshly reset mock) -----------------------------------
 
@@ -72,12 +71,8 @@ def refuse(pattern: str, method: str, op_id: str, status: int, when: Callable[[b
     def answer(scope, request_body, st, headers, raw):
         if scope["method"] == method and rx.search(scope["path"]) and st < 300 and when(request_body):
             out = error(op_id, status)
-            kept = [(k, v) for k, v in headers if k not in (b"content-type", b"content-length")]
-            return (
-                status,
-                [*kept, (b"content-type", b"application/json"), (b"content-length", str(len(out)).encode())],
-                out,
-            )
+            kept = [(k, v) for k, v in headers if k != b"content-type"]
+            return status, _sized([*kept, (b"content-type", b"application/json")], out), out
         return None
 
     return lambda app: SharedRewrite(app, answer)
@@ -238,6 +233,24 @@ def _one_more_run(body):
     body["items"].append({**(body["items"] or [{}])[0], "id": 987654321})
 
 
+def _publishing_starts_a_run(app):
+    """After a report is published, the evaluation runs list one more run of that system."""
+    published: list[int] = []
+
+    def hook(scope, st, headers, raw):
+        found = re.fullmatch(r"/api/ai-systems/(\d+)/runtime-evaluations", scope["path"])
+        if found and scope["method"] == "POST" and st < 300:
+            published.append(int(found.group(1)))
+        elif scope["path"] == "/api/evaluation-runs" and published and st == 200:
+            body = orjson.loads(raw)
+            body["items"].append({**(body["items"] or [{}])[0], "id": 987654321, "ai_system_id": published[-1]})
+            raw = orjson.dumps(body)
+            headers = _sized(headers, raw)
+        return st, headers, raw
+
+    return Rewrite(app, hook)
+
+
 def _other_workspace_readable(app):
     """A system created in another workspace reads with the suite's key."""
     created: dict[str, Any] = {}
@@ -297,7 +310,7 @@ DRIFTS = [
     ("datasets", "C-26.1", "no-suggested-mapping",
      edit(r"/datasets/preview$", lambda b: b["preview"].pop("suggested_mapping"), "POST"), "lifecycle"),
     ("datasets", "C-26.2", "preview-stores-a-dataset",
-     lambda app: after(posted("/datasets/preview"), r"/datasets$", _stored)(app), "lifecycle"),
+     after(posted("/datasets/preview"), r"/datasets$", _stored), "lifecycle"),
     ("datasets", "C-26.3", "stale-remap-accepted", accept(r"/datasets/[^/]+/mapping$", "PUT"), "lifecycle"),
     ("datasets", "C-27", "stored-without-consent", accept(r"^/api/ai-systems/[^/]+/datasets$", "POST", 201),
      "lifecycle"),
@@ -329,17 +342,16 @@ DRIFTS = [
         "items", [e for e in b["items"] if e["source_id"] != "manual-library-contract"])), "golden"),
     # C-45 - C-52: evaluations and allowance
     ("evaluation lifecycle", "C-45.2", "edit-reaches-a-finished-report",
-     lambda app: after(lambda s, st: s["method"] == "PUT" and st == 200, r"/artifacts$", _future_edit)(app),
+     after(lambda s, st: s["method"] == "PUT" and st == 200, r"/artifacts$", _future_edit),
      "folds"),
-    ("allowance", "C-06.2", "reads-start-a-run", lambda app: after(
-        lambda s, st: s["path"] == "/api/headless/capabilities", r"^/api/evaluation-runs$", _one_more_run)(app),
+    ("allowance", "C-06.2", "reads-start-a-run", after(
+        lambda s, st: s["path"] == "/api/headless/capabilities", r"^/api/evaluation-runs$", _one_more_run),
      "allowance"),
     ("allowance", "C-47.1", "allowance-refused",
      refuse(r"^/api/evaluation-allowance$", "GET", "evaluation_allowance", 401), "allowance"),
     ("pagination", "C-12.2", "total-off-by-one",
      edit(r"/context/sources$", lambda b: "total" in b and b.__setitem__("total", b["total"] + 1)), "pages"),
-    ("evaluation lifecycle", "C-52.2", "publishing-starts-a-run",
-     lambda app: after(posted("/runtime-evaluations"), r"^/api/evaluation-runs$", _one_more_run)(app), "publish"),
+    ("evaluation lifecycle", "C-52.2", "publishing-starts-a-run", _publishing_starts_a_run, "publish"),
     ("evaluation lifecycle", "C-48", "run-id-a-string",
      edit(r"/evaluation-runs/system$", lambda b: [r.__setitem__("id", str(r["id"])) for r in b["runs"]], "POST"),
      "evaluation"),
@@ -347,9 +359,9 @@ DRIFTS = [
     ("evaluation lifecycle", "C-50.1", "status-goes-back", _status_goes_back, "folds"),
     ("evaluation lifecycle", "C-51.2", "incomplete-report-accepted", accept(r"/runtime-evaluations$", "POST", 201),
      "publish"),
-    ("evaluation lifecycle", "C-52.1", "publishing-spends", lambda app: after(
+    ("evaluation lifecycle", "C-52.1", "publishing-spends", after(
         posted("/runtime-evaluations"), r"^/api/evaluation-allowance$",
-        lambda b: b["allowance"].__setitem__("used", b["allowance"]["used"] + 1))(app), "publish"),
+        lambda b: b["allowance"].__setitem__("used", b["allowance"]["used"] + 1)), "publish"),
     # C-53 - C-58, C-62, C-66, C-67: errors, limits, streams, secrets
     ("errors", "C-53.3", "reference-not-the-request",
      edit(r"^/api/ai-systems/987654321$", lambda b: b["error"].__setitem__("reference", "ref_other")), "refused"),
