@@ -349,6 +349,8 @@ DRIFTS = [
      "allowance"),
     ("allowance", "C-47.1", "allowance-refused",
      refuse(r"^/api/evaluation-allowance$", "GET", "evaluation_allowance", 401), "allowance"),
+    ("pagination", "C-12.1", "library-next-offset-stuck", edit(r"/test-library$", lambda b: b.__setitem__(
+        "next_offset", 0)), "import"),
     ("pagination", "C-12.2", "total-off-by-one",
      edit(r"/context/sources$", lambda b: "total" in b and b.__setitem__("total", b["total"] + 1)), "pages"),
     ("evaluation lifecycle", "C-52.2", "publishing-starts-a-run", _publishing_starts_a_run, "publish"),

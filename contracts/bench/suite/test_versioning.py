@@ -253,14 +253,17 @@ def check_dataset_import_is_one_write(bench, sid: int) -> None:
 
 
 def library(bench, sid: int) -> list[dict]:
-    """Every test-library entry, page by page."""
+    """Every test-library entry, page by page; a next_offset that does not advance is drift (C-12.1), not a hang."""
     out: list[dict] = []
     offset: int | None = 0
     while offset is not None:
         r = bench.call("list_test_library", path={"id": sid}, query={"offset": offset})
         check("list_test_library", r)
         out += r.json()["items"]
-        offset = r.json().get("next_offset")
+        following = r.json().get("next_offset")
+        if following is not None and following <= offset:
+            raise bench.drift("C-12.1", "GET test-library", f"next_offset {following} after offset {offset}")
+        offset = following
     return out
 
 
