@@ -49,10 +49,6 @@ NEW_CHECKS = sorted(set(CHECKS) - set(catalogue.SUITE_CHECKS) - {"conventions"})
 # -- rewrites ------------------------------------------------------------------------------------------------
 
 
-def _sized(headers: list[tuple[bytes, bytes]], raw: bytes) -> list[tuple[bytes, bytes]]:
-    return [(k, v) for k, v in headers if k != b"content-length"] + [(b"content-length", str(len(raw)).encode())]
-
-
 def _bearer(scope: dict[str, Any]) -> str:
     value = dict(scope["headers"]).get(b"authorization", b"").decode()
     return value.removeprefix("Bearer ")
@@ -72,7 +68,7 @@ def refuse(pattern: str, method: str, op_id: str, status: int, when: Callable[[b
         if scope["method"] == method and rx.search(scope["path"]) and st < 300 and when(request_body):
             out = error(op_id, status)
             kept = [(k, v) for k, v in headers if k != b"content-type"]
-            return status, _sized([*kept, (b"content-type", b"application/json")], out), out
+            return status, [*kept, (b"content-type", b"application/json")], out
         return None
 
     return lambda app: SharedRewrite(app, answer)
@@ -109,7 +105,6 @@ def after(trigger: Callable[[dict[str, Any], int], bool], pattern: str, fn: Call
             body = orjson.loads(raw)
             fn(body)
             raw = orjson.dumps(body)
-            headers = _sized(headers, raw)
         return st, headers, raw
 
     return lambda app: Rewrite(app, hook)
@@ -128,7 +123,7 @@ def _new_key_refused(app):
             created.add(orjson.loads(raw)["key"])
         elif _bearer(scope) in created and scope["path"] == "/api/ai-systems":
             out = error("list_systems", 401, "invalid_credential")
-            return 401, _sized(headers, out), out
+            return 401, headers, out
         return None
 
     return SharedRewrite(app, answer)
@@ -145,7 +140,7 @@ def _token_logged(app):
             body = orjson.loads(raw)
             body["data"] = [*body.get("data", []), {"authorization": sorted(b for b in bearers if b)}]
             out = orjson.dumps(body)
-            return st, _sized(headers, out), out
+            return st, headers, out
         return None
 
     return SharedRewrite(app, answer, applies=lambda path: True)
@@ -155,7 +150,6 @@ def _padded(scope, st, headers, raw):
     """list_plans padded past 1 MB of whitespace (still valid JSON)."""
     if scope["path"] == "/api/billing/plans" and st == 200:
         raw += b" " * (1 << 20)
-        headers = _sized(headers, raw)
     return st, headers, raw
 
 
@@ -166,7 +160,6 @@ def _stream_code(scope, st, headers, raw):
         if lines and lines[-1].get("type") == "error":
             lines[-1]["code"] = "mystery"
             raw = b"\n".join(orjson.dumps(e) for e in lines) + b"\n"
-            headers = _sized(headers, raw)
     return st, headers, raw
 
 
@@ -182,7 +175,6 @@ def _status_goes_back(app):
                     body["run"]["status"] = "queued"
                 running.add(scope["path"])
                 raw = orjson.dumps(body)
-                headers = _sized(headers, raw)
         return st, headers, raw
 
     return Rewrite(app, hook)
@@ -245,7 +237,6 @@ def _publishing_starts_a_run(app):
             body = orjson.loads(raw)
             body["items"].append({**(body["items"] or [{}])[0], "id": 987654321, "ai_system_id": published[-1]})
             raw = orjson.dumps(body)
-            headers = _sized(headers, raw)
         return st, headers, raw
 
     return Rewrite(app, hook)
@@ -262,7 +253,7 @@ def _other_workspace_readable(app):
                 created[f"/api/ai-systems/{system['id']}"] = system
         elif scope["method"] == "GET" and scope["path"] in created and st == 404:
             out = orjson.dumps({"system": created[scope["path"]]})
-            return 200, _sized(headers, out), out
+            return 200, headers, out
         return None
 
     return SharedRewrite(app, answer)
@@ -275,7 +266,7 @@ def _expired_oauth_accepted(app):
         token = _bearer(scope)
         if scope["path"] == "/api/ai-systems" and st == 401 and token.startswith("bench_dev_oauth_"):
             out = orjson.dumps({"items": [], "next_offset": None, "total": 0})
-            return 200, _sized(headers, out), out
+            return 200, headers, out
         return None
 
     return SharedRewrite(app, answer)
