@@ -106,6 +106,8 @@ BY_ID = {c.id: c for c in CLAIMS}
 # Claims about the published clients, not the server: no HTTP exchange with a server can show
 # them, so the coverage report lists them as not checkable, each with its reason.
 UNCHECKABLE: dict[str, str] = {
+    "C-01": "which host serves which environment is deployment configuration: a run reaches one endpoint"
+    " (the credential separation the claim implies is C-02)",
     "C-03": "how the clients are packaged (a separate client library), not server behaviour",
     "C-04": "what a client does per call; the server sees requests, not calls",
     "C-05": "the client's retry policy",

@@ -54,9 +54,7 @@ def machine_for(bench, system_id):
         def put_current(self, source_id, text):
             r = self.put(self.version, source_id, text)
             if r.status_code != 200 or r.json()["context"]["version"] != self.version + 1:
-                raise Drift(
-                    BY_ID["C-36"], "PUT context/sources", f"a current write answered {r.status_code} {r.text[:200]}"
-                )
+                raise Drift("C-36.1", "PUT context/sources", f"a current write answered {r.status_code} {r.text[:200]}")
             self.version += 1
             self.sources[source_id] = text
             self.snapshots[self.version] = dict(self.sources)
@@ -75,7 +73,7 @@ def machine_for(bench, system_id):
             r = bench.call("delete_context_source", path={"id": system_id, "sourceID": source_id})
             check("delete_context_source", r)
             if r.status_code != 200:
-                raise Drift(BY_ID["C-39"], "DELETE context/sources", f"answered {r.status_code}")
+                raise Drift("C-39.1", "DELETE context/sources", f"answered {r.status_code}")
             self.version += 1
             del self.sources[source_id]
             self.snapshots[self.version] = dict(self.sources)
@@ -86,13 +84,13 @@ def machine_for(bench, system_id):
             v = data.draw(st.sampled_from(sorted(self.snapshots)))
             got = context(bench, system_id, v)
             if {s["id"]: s["text"] for s in got["sources"]} != self.snapshots[v]:
-                raise Drift(BY_ID["C-46"], f"GET context?version={v}", "the snapshot differs from what was written")
+                raise Drift("C-46.2", f"GET context?version={v}", "the snapshot differs from what was written")
 
         @invariant()
         def matches(self):
             got = context(bench, system_id)
             if got["version"] != self.version:
-                raise Drift(BY_ID["C-36"], "GET context", f"version {got['version']}, expected {self.version}")
+                raise Drift("C-36.1", "GET context", f"version {got['version']}, expected {self.version}")
             if {s["id"]: s["text"] for s in got["sources"]} != self.sources:
                 raise Drift(BY_ID["C-37"], "GET context", "the sources differ from the writes that succeeded")
 
@@ -100,7 +98,8 @@ def machine_for(bench, system_id):
 
 
 def test_context_versioning_state_machine(machine_for):
-    """C-33–C-39, C-42, C-46: random puts (current and stale), deletes and snapshot reads agree with the model."""
+    """C-33–C-39, C-36.1, C-39.1, C-42, C-46.2: random puts (current and stale), deletes and snapshot reads
+    agree with the model."""
     machine_for.TestCase.settings = settings(max_examples=8, stateful_step_count=12, deadline=None)
     machine_for.TestCase().runTest()
 
@@ -138,7 +137,7 @@ def test_concurrent_writers_exactly_one_wins(bench, system_id):
 
 
 def test_golden_case_and_pause(bench, system_id, oauth):
-    """C-40, C-38, C-43, C-68: a case needs a component of the system and is listed in the test library;
+    """C-40, C-38, C-43, C-44, C-68.2: a case needs a component of the system and is listed in the test library;
     enabled:false pauses it."""
     comp = bench.call(
         "register_prompts",
@@ -172,7 +171,7 @@ def test_golden_case_and_pause(bench, system_id, oauth):
     check("put_context_source", r)
     listed = bench.call("list_test_library", path={"id": system_id}).json()["items"]
     if r.status_code != 200 or "manual-library-contract" not in {e["source_id"] for e in listed}:
-        raise Drift(BY_ID["C-68"], "GET test-library", f"a golden case put as a source is not listed ({r.status_code})")
+        raise Drift("C-68.2", "GET test-library", f"a golden case put as a source is not listed ({r.status_code})")
     bad = {**case, "text": json.dumps({**entry, "component_id": 987654321})}
     r2 = bench.call("put_context_source", path={"id": system_id}, body={"expected_version": version + 1, "source": bad})
     check("put_context_source", r2)
@@ -183,5 +182,10 @@ def test_golden_case_and_pause(bench, system_id, oauth):
     lib = {e["source_id"]: e for e in bench.call("list_test_library", path={"id": system_id}).json()["items"]}
     if lib.get("manual-library-contract", {}).get("enabled") is not False:
         raise Drift(BY_ID["C-38"], "GET test-library", "enabled: false did not pause the case")
+    listed = lib["manual-library-contract"]
+    # C-40: listed as a case with the component and input it was written with (C-38 pauses, C-44 keeps expected)
+    got = (listed.get("type"), *(listed["entry"].get(k) for k in ("type", "component_id", "input")))
+    if got != ("case", "case", component_id, "hi"):
+        raise Drift(BY_ID["C-40"], "GET test-library", f"the case entry reads back as {listed}")
     if lib["manual-library-contract"]["entry"]["expected"] != {"greeting": True}:
         raise Drift(BY_ID["C-44"], "GET test-library", "the structured expected value changed")

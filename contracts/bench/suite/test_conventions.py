@@ -23,23 +23,23 @@ def check(op_id: str, response) -> None:
     if 300 <= response.status_code < 400:
         raise Drift(BY_ID["C-59"], label, f"answered a redirect ({response.status_code})")
     if len(response.content) > MAX_BYTES // 16:
-        raise Drift(BY_ID["C-58"], label, f"{len(response.content)} bytes: not far below the clients' 16 MB ceiling")
+        raise Drift("C-58.1", label, f"{len(response.content)} bytes: not far below the clients' 16 MB ceiling")
     ctype = response.headers.get("content-type", "")
     if response.status_code >= 400:
         try:
             error = response.json()["error"]
         except (ValueError, KeyError, TypeError):
-            raise Drift(BY_ID["C-53"], label, f"error body is not the envelope: {response.text[:200]!r}") from None
+            raise Drift("C-53.1", label, f"error body is not the envelope: {response.text[:200]!r}") from None
         missing = [k for k in ("code", "message", "reference") if not error.get(k)]
         if missing:
-            raise Drift(BY_ID["C-53"], label, f"error object lacks {missing}")
+            raise Drift("C-53.1", label, f"error object lacks {missing}")
         documented = {c for codes in SPEC_OPS[op_id]["x-errors"].values() for c in codes}
         if error["code"] not in documented | {"not_found"}:
-            raise Drift(BY_ID["C-53"], label, f"undocumented error code {error['code']!r} ({response.status_code})")
+            raise Drift("C-53.2", label, f"undocumented error code {error['code']!r} ({response.status_code})")
         # the status agrees with the code: the spec documents the code under this status
         for_status = SPEC_OPS[op_id]["x-errors"].get(str(response.status_code), [])
         if error["code"] in documented and error["code"] not in for_status:
-            raise Drift(BY_ID["C-53"], label, f"{error['code']!r} answered with status {response.status_code}")
+            raise Drift("C-53.2", label, f"{error['code']!r} answered with status {response.status_code}")
     elif response.status_code != 204 and SPEC_OPS[op_id].get("x-streaming"):
         if "ndjson" not in ctype:
             raise Drift(BY_ID["C-61"], label, f"a stage stream answered {ctype}")
@@ -60,8 +60,8 @@ def ids(bench):
 
 @pytest.mark.parametrize("op_id", READS)
 def test_read_operations_keep_the_conventions(bench, ids, op_id):
-    """C-13, C-53, C-58, C-59: every read answers JSON (or NDJSON where it streams), never a redirect, far below
-    16 MB, and its errors in the envelope with a code the spec documents for that status."""
+    """C-13, C-53.1, C-53.2, C-58.1, C-59: every read answers JSON (or NDJSON where it streams), never a
+    redirect, far below 16 MB, and its errors in the envelope with a code the spec documents for that status."""
     op = bench.ops[op_id]
     values = {name: ids["id"] for name in op["path_parameters"]}
     if op["path"].startswith("/api/evaluation-runs/"):
@@ -72,23 +72,24 @@ def test_read_operations_keep_the_conventions(bench, ids, op_id):
 
 
 def test_missing_and_bad_credentials(bench):
-    """C-17, C-53: no credential is 401 in the envelope; a made-up one too."""
+    """C-17.2, C-53.1: no credential is 401 in the envelope; a made-up one too."""
     check("list_systems", r := bench.call("list_systems", token=None))
     if r.status_code != 401:
-        raise Drift(BY_ID["C-17"], "GET /api/ai-systems", f"no credential answered {r.status_code}")
+        raise Drift("C-17.2", "GET /api/ai-systems", f"no credential answered {r.status_code}")
     r = bench.call("list_systems", token="bench_dev_key_not_a_key")
     check("list_systems", r)
     if r.status_code != 401:
-        raise Drift(BY_ID["C-17"], "GET /api/ai-systems", f"a made-up credential answered {r.status_code}")
+        raise Drift("C-17.2", "GET /api/ai-systems", f"a made-up credential answered {r.status_code}")
 
 
 def test_account_class_refuses_an_api_key(bench):
-    """C-18, C-19.3: an API key gets 403 on account-class operations (read-only ones, safe live)."""
-    for op_id in ("list_api_keys", "get_setup_status", "get_trace_privacy"):
+    """C-18.1: an API key gets 403 on account-class operations (GitHub setup, trace privacy); C-19.3: and on
+    API-key management, the account authority over credentials (read-only ones, safe live)."""
+    for op_id, clause in (("get_setup_status", "C-18.1"), ("get_trace_privacy", "C-18.1"), ("list_api_keys", "C-19.3")):
         r = bench.call(op_id)
         check(op_id, r)
         if r.status_code != 403:
-            raise Drift(BY_ID["C-18"], bench.ops[op_id]["path"], f"an API key got {r.status_code}")
+            raise Drift(clause, bench.ops[op_id]["path"], f"an API key got {r.status_code}")
 
 
 def test_public_operations_need_no_credential(bench):

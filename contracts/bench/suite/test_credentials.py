@@ -69,7 +69,7 @@ def refused(bench, base_url: str, op_id: str, credential: str, codes: tuple[str,
             mismatched.append("details")
         if mismatched:
             raise bench.drift(
-                "C-53", label, f"the client's PlatformError differs from the response in {mismatched}"
+                "C-53.4", label, f"the client's PlatformError differs from the response in {mismatched}"
             ) from None
         if error.retryable:
             raise bench.drift("C-57", label, f"a credential error ({error.status}) reads as retryable") from None
@@ -84,7 +84,7 @@ def check_refused_credentials(bench, base_url: str) -> None:
     )  # fmt: skip
     refused(
         bench, base_url, "list_systems", ENVIRONMENT["credential_prefix"] + "key_contract_not_a_key",
-        ("invalid_credential",), "C-17", "a made-up credential",
+        ("invalid_credential",), "C-17.2", "a made-up credential",
     )  # fmt: skip
 
 
@@ -95,7 +95,7 @@ def check_reference_is_the_request_id(bench) -> None:
     error = r.json().get("error", {})
     if r.status_code != 404 or r.headers.get("x-request-id") not in (None, error.get("reference")):
         raise bench.drift(
-            "C-53",
+            "C-53.3",
             "GET /api/ai-systems/{id}",
             f"reference {error.get('reference')!r}, X-Request-Id {r.headers.get('x-request-id')!r}",
         )
@@ -103,7 +103,9 @@ def check_reference_is_the_request_id(bench) -> None:
 
 def check_fixture_credential_states(bench, http, base_url: str) -> None:
     """Needs the mock's fixtures: the revoked key, an AuthKit token, an OAuth credential that expires."""
-    refused(bench, base_url, "list_systems", "bench_dev_key_revoked", ("credential_revoked",), "C-57", "a revoked key")
+    refused(
+        bench, base_url, "list_systems", "bench_dev_key_revoked", ("credential_revoked",), "C-57.1", "a revoked key"
+    )
     refused(
         bench, base_url, "list_systems", "authkit_growth_mcp", ("invalid_credential",), "C-21",
         "an AuthKit token used as a bearer",
@@ -111,9 +113,16 @@ def check_fixture_credential_states(bench, http, base_url: str) -> None:
     account = http.post("/__mock/accounts", json={"plan": "growth"}).json()
     token = http.post("/__mock/tokens", json={"account_id": account["id"], "kind": "oauth"}).json()["token"]
     if bench.call("list_api_keys", token=token).status_code != 200:
-        raise bench.drift("C-18", "GET /api/account/api-keys", "a fresh OAuth credential was refused")
+        raise bench.drift("C-18.2", "GET /api/account/api-keys", "a fresh OAuth credential was refused")
+    # a key's access is scoped to its workspace: another account's system is not found with it (C-17.3)
+    other = bench.call("create_system", body={"name": "another workspace"}, token=token)
+    if other.status_code in (200, 201):
+        seen = bench.call("get_system", path={"id": other.json()["system"]["id"]})
+        check("get_system", seen)
+        if seen.status_code != 404:
+            raise bench.drift("C-17.3", "GET /api/ai-systems/{id}", f"another workspace's system: {seen.status_code}")
     http.post("/__mock/clock", json={"advance_seconds": OAUTH_TTL + 1})
-    refused(bench, base_url, "list_systems", token, ("invalid_credential",), "C-57", "an expired OAuth credential")
+    refused(bench, base_url, "list_systems", token, ("invalid_credential",), "C-57.2", "an expired OAuth credential")
 
 
 def _exchange(bench, token: str):
@@ -159,18 +168,18 @@ def check_key_secret_shown_once(bench, http, oauth: str, embedded: bool) -> str:
     r = bench.call("create_api_key", body={"name": "contract suite key"}, token=oauth)
     check("create_api_key", r)
     if r.status_code not in (200, 201) or not r.json().get("key"):
-        raise bench.drift("C-67", "POST /api/account/api-keys", f"answered {r.status_code}: no key shown")
+        raise bench.drift("C-67.1", "POST /api/account/api-keys", f"answered {r.status_code}: no key shown")
     secret, key_id = r.json()["key"], r.json()["api_key"]["id"]
     if secret in str(r.json()["api_key"]):
-        raise bench.drift("C-67", "POST /api/account/api-keys", "the key's row carries its secret")
+        raise bench.drift("C-67.1", "POST /api/account/api-keys", "the key's row carries its secret")
     if bench.call("list_systems", token=secret).status_code != 200:
-        raise bench.drift("C-17", "GET /api/ai-systems", "the new key gives no data access")
+        raise bench.drift("C-17.1", "GET /api/ai-systems", "the new key gives no data access")
     for op_id, token in (("list_api_keys", oauth), ("capabilities", secret), ("whoami", secret), ("whoami", oauth)):
         seen = bench.call(op_id, token=token)
         check(op_id, seen)
         if secret in seen.text:
             raise bench.drift(
-                "C-67",
+                "C-67.1",
                 f"{seen.request.method} {seen.request.url.path}",
                 "a key's secret is readable after its creation",
                 f"curl '$BENCH_API_BASE_URL{seen.request.url.path}' -H 'Authorization: Bearer $BENCH_OAUTH_TOKEN'",
@@ -180,12 +189,12 @@ def check_key_secret_shown_once(bench, http, oauth: str, embedded: bool) -> str:
     if minted.status_code != 403:
         raise bench.drift("C-19.1", "POST /api/account/api-keys", f"a key minted a credential ({minted.status_code})")
     if embedded and secret in http.get("/__mock/requests").text:
-        raise bench.drift("C-67", "GET /__mock/requests", "the request log holds a token value")
+        raise bench.drift("C-67.2", "GET /__mock/requests", "the request log holds a token value")
     return key_id
 
 
 def test_refused_credentials_mirror_in_the_client(target, bench):
-    """C-02, C-17, C-53, C-57: the other environment's and a made-up credential are 401 with their codes, and the
+    """C-02, C-17.2, C-53.3, C-57: the other environment's and a made-up credential are 401 with their codes, and the
     client's PlatformError carries the same status, code, message, reference and details, not retryable."""
     if not usable_endpoint(target.base_url):
         pytest.skip("the client accepts only HTTPS or loopback endpoints")
@@ -194,7 +203,8 @@ def test_refused_credentials_mirror_in_the_client(target, bench):
 
 
 def test_revoked_authkit_and_expired_credentials(target, embedded, bench):
-    """C-21, C-57, C-18: the revoked key, an AuthKit token as a bearer, an OAuth credential past its lifetime."""
+    """C-21, C-57.1, C-57.2, C-18.2, C-17.3: the revoked key, an AuthKit token as a bearer, an OAuth credential
+    past its lifetime; another workspace's system is out of the key's scope."""
     check_fixture_credential_states(bench, embedded, target.base_url)
 
 
@@ -210,8 +220,8 @@ def test_exchange_takes_only_authkit_tokens(bench):
 
 
 def test_key_secret_is_shown_once(target, http, bench, writes, oauth):
-    """C-67, C-19.1, C-17: a created key's secret is in its creation answer only; no read shows it again; a key
-    cannot mint another."""
+    """C-67.1, C-67.2, C-19.1, C-17.1: a created key's secret is in its creation answer only; no read shows
+    it again; a key cannot mint another."""
     key_id = check_key_secret_shown_once(bench, http, oauth, target.embedded)
     if target.embedded or target.policy.allow_destructive:
         bench.call("revoke_api_key", path={"id": key_id}, token="oauth")

@@ -26,6 +26,14 @@ def allowance(bench, token="key") -> dict:
     return r.json()["allowance"]
 
 
+def started(bench, sid: int) -> list[int]:
+    """The ids of the system's evaluation runs, the active ones included (other systems' runs may start
+    meanwhile on a shared live account)."""
+    r = bench.call("list_evaluations", query={"include_active": True})
+    check("list_evaluations", r)
+    return [run["id"] for run in r.json()["items"] if run.get("ai_system_id") == sid]
+
+
 def wait_terminal(target, http, bench, run_id: int) -> dict:
     """Poll get_evaluation (C-50) until the run ends, within the spec's `x-waits` bound: the mock's clock is
     advanced, a live target is polled for real; a status outside the lifecycle, or none terminal at the
@@ -46,7 +54,7 @@ def wait_terminal(target, http, bench, run_id: int) -> dict:
         known=STATUSES,
         bound=WAITS["evaluation_seconds"],
         step=WAITS["poll_seconds"],
-        drift=lambda detail: bench.drift("C-50", f"GET evaluation-runs/{run_id}", detail),
+        drift=lambda detail: bench.drift("C-50.1", f"GET evaluation-runs/{run_id}", detail),
         advance=advance if target.embedded else None,
     )
 
@@ -83,7 +91,8 @@ def evaluable_system(bench, system_id):
 
 
 def test_evaluation_lifecycle_and_allowance(target, http, bench, spends, evaluable_system):
-    """allowance -> start (uses one) -> poll to terminal -> artifacts at the version it started with."""
+    """C-47, C-48, C-49, C-50.1, C-46.1, C-52.1: allowance -> start (uses one) -> poll to terminal -> artifacts at the
+    version it started with; publishing spends nothing."""
     sid, version = evaluable_system
     before = allowance(bench)
     r = bench.call("start_system_evaluation", body={"ai_system_id": sid})
@@ -103,7 +112,9 @@ def test_evaluation_lifecycle_and_allowance(target, http, bench, spends, evaluab
     check("get_evaluation_artifacts", r)
     art = r.json()["artifacts"]
     if art["context_version"] != version or "manual-library-eval" not in {e["id"] for e in art["evidence"]}:
-        raise bench.drift("C-46", "GET evaluation-runs/{id}/artifacts", "the report lost the evidence it started with")
+        raise bench.drift(
+            "C-46.1", "GET evaluation-runs/{id}/artifacts", "the report lost the evidence it started with"
+        )
     published = bench.call(
         "publish_runtime_evaluation",
         path={"id": sid},
@@ -116,11 +127,12 @@ def test_evaluation_lifecycle_and_allowance(target, http, bench, spends, evaluab
     )
     check("publish_runtime_evaluation", published)
     if allowance(bench) != allowance(bench) or allowance(bench)["used"] != after["used"]:
-        raise bench.drift("C-52", "POST runtime-evaluations", "publishing moved the allowance")
+        raise bench.drift("C-52.1", "POST runtime-evaluations", "publishing moved the allowance")
 
 
 def test_exhausted_allowance_and_key_cap(embedded, bench):
-    """C-54 (all four fields) at an exhausted allowance; C-56 (manage_key_url only) at a key's cap."""
+    """C-54 (all four fields) at an exhausted allowance, C-55 (paying needs the developer's confirmation);
+    C-56.1, C-56.2 (manage_key_url, no upgrade fields) at a key's cap."""
     account = embedded.post("/__mock/accounts", json={"plan": "free", "allowance": 1}).json()
     token = embedded.post("/__mock/tokens", json={"account_id": account["id"], "kind": "oauth"}).json()["token"]
     sid = bench.call("create_system", body={"name": "spend"}, token=token).json()["system"]["id"]
@@ -142,12 +154,21 @@ def test_exhausted_allowance_and_key_cap(embedded, bench):
     error = second.json().get("error", {})
     if first.status_code != 201 or second.status_code != 402 or not set(error) >= PLAN_FIELDS:
         raise bench.drift("C-54", "POST evaluation-runs/system", f"exhausted: {second.status_code} {error}")
+    # paying is the developer's choice: the plan limit asks for confirmation and nothing was bought (C-55)
+    plan = (bench.call("capabilities", token=token).json().get("plan") or {}).get("id")
+    if error["payment_confirmation_required"] is not True or plan != "free":
+        confirm = error["payment_confirmation_required"]
+        raise bench.drift(
+            "C-55", "POST evaluation-runs/system", f"confirmation required {confirm!r}; plan now {plan!r}"
+        )
     capped = bench.call("start_system_evaluation", body={"ai_system_id": 123}, token="bench_dev_key_growth_capped")
     again = bench.call("start_system_evaluation", body={"ai_system_id": 123}, token="bench_dev_key_growth_capped")
     check("start_system_evaluation", again)
     error = again.json().get("error", {})
-    if capped.status_code != 201 or "manage_key_url" not in error or PLAN_FIELDS & set(error):
-        raise bench.drift("C-56", "POST evaluation-runs/system", f"key cap: {again.status_code} {error}")
+    if capped.status_code != 201 or "manage_key_url" not in error:
+        raise bench.drift("C-56.1", "POST evaluation-runs/system", f"key cap: {again.status_code} {error}")
+    if PLAN_FIELDS & set(error):
+        raise bench.drift("C-56.2", "POST evaluation-runs/system", f"a key cap offers an upgrade: {error}")
 
 
 def test_plan_limited_model_providers(embedded, bench):
@@ -172,7 +193,7 @@ def check_status_folds_and_future_runs(bench, advance, sid: int, version: int) -
     check("get_evaluation_artifacts", early)
     if early.status_code != 409:
         raise bench.drift(
-            "C-50",
+            "C-50.2",
             "GET evaluation-runs/{id}/artifacts",
             f"artifacts of a {run['status']} run answered {early.status_code}",
             bench.curl("get_evaluation_artifacts", {"id": run["id"]}),
@@ -183,13 +204,13 @@ def check_status_folds_and_future_runs(bench, advance, sid: int, version: int) -
         check("get_evaluation", r)
         status = r.json()["run"]["status"]
         if ORDER.get(status, -1) < ORDER[seen[-1]] or (ORDER[seen[-1]] == 2 and status != seen[-1]):
-            raise bench.drift("C-50", "GET evaluation-runs/{id}", f"status went {' -> '.join([*seen, status])}")
+            raise bench.drift("C-50.1", "GET evaluation-runs/{id}", f"status went {' -> '.join([*seen, status])}")
         seen.append(status)
         if ORDER[status] == 2:
             break
         advance()
     else:
-        raise bench.drift("C-50", "GET evaluation-runs/{id}", f"never finished: {seen[-1]}")
+        raise bench.drift("C-50.1", "GET evaluation-runs/{id}", f"never finished: {seen[-1]}")
     first = bench.call("get_evaluation_artifacts", path={"id": run["id"]}).json()["artifacts"]
     # an edit after the first run reaches the next run only (C-45)
     current = bench.call("get_system_context", path={"id": sid}).json()["context"]["version"]
@@ -206,17 +227,19 @@ def check_status_folds_and_future_runs(bench, advance, sid: int, version: int) -
     check("start_system_evaluation", r)
     second = r.json()["runs"][0]
     if second.get("context_version") not in (None, current + 1):
-        raise bench.drift("C-45", "POST evaluation-runs/system", f"a new run took version {second['context_version']}")
+        raise bench.drift(
+            "C-45.1", "POST evaluation-runs/system", f"a new run took version {second['context_version']}"
+        )
     for _ in range(200):
         if bench.call("get_evaluation", path={"id": second["id"]}).json()["run"]["status"] in ("completed", "failed"):
             break
         advance()
     art = bench.call("get_evaluation_artifacts", path={"id": second["id"]}).json()["artifacts"]
     if edit["id"] not in {e["id"] for e in art["evidence"]}:
-        raise bench.drift("C-45", "GET evaluation-runs/{id}/artifacts", "an edit did not reach the next evaluation")
+        raise bench.drift("C-45.1", "GET evaluation-runs/{id}/artifacts", "an edit did not reach the next evaluation")
     again = bench.call("get_evaluation_artifacts", path={"id": run["id"]}).json()["artifacts"]
     if again["evidence"] != first["evidence"] or edit["id"] in {e["id"] for e in again["evidence"]}:
-        raise bench.drift("C-45", "GET evaluation-runs/{id}/artifacts", "an edit reached a historical report")
+        raise bench.drift("C-45.2", "GET evaluation-runs/{id}/artifacts", "an edit reached a historical report")
 
 
 def check_published_report_is_kept_whole(bench, sid: int) -> None:
@@ -228,27 +251,32 @@ def check_published_report_is_kept_whole(bench, sid: int) -> None:
         "summary": {"status": "completed", "passed": 1, "failed": 0},
     }
     before = allowance(bench)
+    runs = started(bench, sid)
     r = bench.call("publish_runtime_evaluation", path={"id": sid}, body=report)
     check("publish_runtime_evaluation", r)
     if r.status_code not in (200, 201):
-        raise bench.drift("C-51", "POST runtime-evaluations", f"a complete report answered {r.status_code}")
+        raise bench.drift("C-51.1", "POST runtime-evaluations", f"a complete report answered {r.status_code}")
     r = bench.call("list_runtime_evaluations", path={"id": sid}, query={"environment": "contract-suite"})
     check("list_runtime_evaluations", r)
     kept = [row.get("report") for row in r.json()["items"]]
     if report not in kept:
-        raise bench.drift("C-51", "GET runtime-evaluations", "the published report does not read back as sent")
+        raise bench.drift("C-51.1", "GET runtime-evaluations", "the published report does not read back as sent")
     incomplete = bench.call("publish_runtime_evaluation", path={"id": sid}, body={"summary": {}})
     check("publish_runtime_evaluation", incomplete)
     if incomplete.status_code != 400:
-        raise bench.drift("C-51", "POST runtime-evaluations", f"an incomplete report answered {incomplete.status_code}")
+        raise bench.drift(
+            "C-51.2", "POST runtime-evaluations", f"an incomplete report answered {incomplete.status_code}"
+        )
     after = allowance(bench)
     if after["used"] != before["used"]:
-        raise bench.drift("C-52", "POST runtime-evaluations", f"publishing spent: {before} -> {after}")
+        raise bench.drift("C-52.1", "POST runtime-evaluations", f"publishing spent: {before} -> {after}")
+    if started(bench, sid) != runs:
+        raise bench.drift("C-52.2", "POST runtime-evaluations", "publishing a report started an evaluation")
 
 
 def test_status_folds_and_edits_reach_future_runs(target, http, bench, spends, evaluable_system):
-    """C-63, C-50, C-45: a start answers a queued run (background work), artifacts wait for the end, the status
-    only moves forward, and a context edit reaches the next run but not a finished report."""
+    """C-63, C-50.1, C-50.2, C-45.1, C-45.2: a start answers a queued run (background work), artifacts wait
+    for the end, the status only moves forward, and a context edit reaches the next run but not a finished report."""
     sid, version = evaluable_system
 
     def advance():
@@ -261,6 +289,6 @@ def test_status_folds_and_edits_reach_future_runs(target, http, bench, spends, e
 
 
 def test_published_report_is_kept_whole(bench, system_id):
-    """C-51, C-52: publish_runtime_evaluation keeps the complete report as sent, refuses a partial one, spends
-    nothing."""
+    """C-51.1, C-51.2, C-52.1, C-52.2: publish_runtime_evaluation keeps the complete report as sent, refuses a
+    partial one, spends nothing and starts nothing."""
     check_published_report_is_kept_whole(bench, system_id)

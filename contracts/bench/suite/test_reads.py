@@ -68,7 +68,9 @@ def check_finished_evaluations_agree_with_their_artifacts(bench) -> int:
         path = {"id": run["id"]}
         r = get(bench, "get_evaluation_artifacts", path)
         if r.status_code != 200:
-            raise bench.drift("C-50", "GET evaluation-runs/{id}/artifacts", f"a finished run answered {r.status_code}")
+            raise bench.drift(
+                "C-50.3", "GET evaluation-runs/{id}/artifacts", f"a finished run answered {r.status_code}"
+            )
         art = r.json()["artifacts"]
         cases = art["cases"]
         passed = sum(1 for c in cases if c["status"] == "passed")
@@ -81,13 +83,13 @@ def check_finished_evaluations_agree_with_their_artifacts(bench) -> int:
         summary = {k: run["summary"][k] for k in fold} if run.get("summary") else None
         if summary != fold or art["summary"] != run["summary"]:
             raise bench.drift(
-                "C-50",
+                "C-50.3",
                 "GET evaluation-runs/{id}",
                 f"run {run['id']} reports {run.get('summary')}; its artifacts fold to {fold}",
                 curl(bench, "get_evaluation_artifacts", path),
             )
         if art["context_version"] != run["context_version"]:
-            raise bench.drift("C-46", "GET evaluation-runs/{id}/artifacts", "the artifacts name another version")
+            raise bench.drift("C-46.1", "GET evaluation-runs/{id}/artifacts", "the artifacts name another version")
         if run.get("ai_system_id") is not None and run["context_version"] is not None:
             snap = get(bench, "get_system_context", {"id": run["ai_system_id"]}, {"version": run["context_version"]})
             if snap.status_code == 200:
@@ -100,7 +102,7 @@ def check_finished_evaluations_agree_with_their_artifacts(bench) -> int:
                     and enabled - set(evidence)
                 ):
                     raise bench.drift(
-                        "C-46",
+                        "C-46.1",
                         "GET evaluation-runs/{id}/artifacts",
                         f"run {run['id']}'s evidence is not the context at version {run['context_version']}",
                         curl(bench, "get_evaluation_artifacts", path),
@@ -116,13 +118,13 @@ def pages(bench, op_id: str, path: dict, limit: int) -> tuple[list[dict], set[in
     seen: set[int] = set()
     while offset is not None:
         if offset in seen or len(seen) > 1000:
-            raise bench.drift("C-12", op_id, f"next_offset {offset} does not advance")
+            raise bench.drift("C-12.1", op_id, f"next_offset {offset} does not advance")
         seen.add(offset)
         r = get(bench, op_id, path, {"offset": offset, "limit": limit})
         body = r.json()
         if len(body["items"]) > min(limit, PAGE["max_limit"]):
             raise bench.drift(
-                "C-58",
+                "C-58.2",
                 op_id,
                 f"limit={limit} answered {len(body['items'])} items (page budget {PAGE['max_limit']})",
                 curl(bench, op_id, path, f"?offset={offset}&limit={limit}"),
@@ -146,27 +148,27 @@ def check_pages_traverse_exactly_once(bench) -> None:
         ids = [s["id"] for s in got]
         if ids != [s["id"] for s in whole] or len(set(ids)) != len(ids):
             raise bench.drift(
-                "C-12",
+                "C-12.1",
                 "GET /api/ai-systems/{id}/context/sources",
                 f"limit={limit} pages list {ids}; one page lists {[s['id'] for s in whole]}",
                 curl(bench, "list_context_sources", path, f"?offset=0&limit={limit}"),
             )
         totals |= t
     if totals != {len(whole)}:
-        raise bench.drift("C-12", "GET /api/ai-systems/{id}/context/sources", f"total {totals}, listed {len(whole)}")
+        raise bench.drift("C-12.2", "GET /api/ai-systems/{id}/context/sources", f"total {totals}, listed {len(whole)}")
     big = get(bench, "list_context_sources", path, {"limit": PAGE["max_limit"] * 10})
     if big.status_code == 200 and len(big.json()["items"]) > PAGE["max_limit"]:
-        raise bench.drift("C-58", "GET /api/ai-systems/{id}/context/sources", "a page passed max_limit")
+        raise bench.drift("C-58.2", "GET /api/ai-systems/{id}/context/sources", "a page passed max_limit")
 
 
 def check_allowance_is_readable_and_reading_spends_nothing(bench) -> None:
     first = get(bench, "evaluation_allowance")
     if first.status_code != 200:
-        raise bench.drift("C-47", "GET /api/evaluation-allowance", f"answered {first.status_code}")
+        raise bench.drift("C-47.1", "GET /api/evaluation-allowance", f"answered {first.status_code}")
     a = first.json()["allowance"]
     if a["limit"] is not None and a["remaining"] != max(0, a["limit"] - a["used"]):
         raise bench.drift(
-            "C-47",
+            "C-47.2",
             "GET /api/evaluation-allowance",
             f"remaining {a['remaining']} is not limit {a['limit']} - used {a['used']}",
             curl(bench, "evaluation_allowance"),
@@ -180,9 +182,9 @@ def check_allowance_is_readable_and_reading_spends_nothing(bench) -> None:
     again = get(bench, "evaluation_allowance").json()["allowance"]
     after = get(bench, "list_evaluations", query={"include_active": True}).json()["items"]
     if again["used"] != a["used"] or again["remaining"] != a["remaining"]:
-        raise bench.drift("C-06", "GET /api/evaluation-allowance", f"reads moved the allowance: {a} -> {again}")
+        raise bench.drift("C-06.1", "GET /api/evaluation-allowance", f"reads moved the allowance: {a} -> {again}")
     if [r["id"] for r in after] != [r["id"] for r in runs]:
-        raise bench.drift("C-06", "GET /api/evaluation-runs", "reading started an evaluation")
+        raise bench.drift("C-06.2", "GET /api/evaluation-runs", "reading started an evaluation")
 
 
 def links(body, out: list[tuple[str, str]], key: str = "") -> list[tuple[str, str]]:
@@ -212,17 +214,18 @@ def test_listed_ids_resolve(bench):
 
 
 def test_finished_evaluations_agree_with_their_artifacts(bench):
-    """C-50, C-46: a finished run's summary folds its case results; its evidence is its context version."""
+    """C-50.3, C-46.1: a finished run's summary folds its case results; its evidence is its context version."""
     check_finished_evaluations_agree_with_their_artifacts(bench)
 
 
 def test_pages_traverse_exactly_once(bench):
-    """C-12, C-58: offset/limit pages list every item once, agree on total, and keep to the spec's max_limit."""
+    """C-12.1, C-12.2, C-58.2: offset/limit pages list every item once, agree on total, and keep to the spec's
+    max_limit."""
     check_pages_traverse_exactly_once(bench)
 
 
 def test_allowance_readable_reads_spend_nothing(bench):
-    """C-47, C-06: the allowance is readable before spending and reads start and spend nothing."""
+    """C-47.1, C-47.2, C-06.1, C-06.2: the allowance is readable before spending and reads start and spend nothing."""
     check_allowance_is_readable_and_reading_spends_nothing(bench)
 
 

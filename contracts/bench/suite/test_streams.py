@@ -30,7 +30,7 @@ def events_of(bench, response) -> list[dict]:
         raise bench.drift("C-61", label, "a line of the stream is not JSON") from None
     kinds = [e.get("type") for e in events]
     if not events or kinds[-1] not in TERMINAL or any(k in TERMINAL for k in kinds[:-1]):
-        raise bench.drift("C-62", label, f"events {kinds}: not progress then one terminal event")
+        raise bench.drift("C-62.1", label, f"events {kinds}: not progress then one terminal event")
     return events
 
 
@@ -42,28 +42,30 @@ def check_stage_streams(bench, base_url: str, owner: str, repo: str, scanned: st
     failed = events_of(bench, raw)
     last = failed[-1]
     if last["type"] != "error" or last.get("code") not in SPEC_OPS[OP]["x-stream-errors"]:
-        raise bench.drift("C-62", "POST eval-benchmark", f"an unscanned branch ended with {last}", curl)
+        raise bench.drift("C-62.2", "POST eval-benchmark", f"an unscanned branch ended with {last}", curl)
     client = platform(base_url, bench.key)
     try:
         client.call(OP, path=path, query={"branch": unscanned}, body={})
     except PlatformError as error:
         if error.status != 200 or error.code != last["code"]:
-            raise bench.drift("C-62", "POST eval-benchmark", f"the client raised {error.status} {error.code}") from None
+            raise bench.drift(
+                "C-62.3", "POST eval-benchmark", f"the client raised {error.status} {error.code}"
+            ) from None
     else:
-        raise bench.drift("C-62", "POST eval-benchmark", "the client returned a stream that ended in an error", curl)
+        raise bench.drift("C-62.3", "POST eval-benchmark", "the client returned a stream that ended in an error", curl)
     ok = bench.call(OP, path=path, query={"branch": scanned}, body={})
     check(OP, ok)
     events = events_of(bench, ok)
     if events[-1]["type"] != "result":
-        raise bench.drift("C-62", "POST eval-benchmark", f"a scanned branch ended with {events[-1]}")
+        raise bench.drift("C-62.1", "POST eval-benchmark", f"a scanned branch ended with {events[-1]}")
     got = client.call(OP, path=path, query={"branch": scanned}, body={})
     if [e["type"] for e in got] != [e["type"] for e in events]:
-        raise bench.drift("C-62", "POST eval-benchmark", "the client's event array is not the stream's events")
+        raise bench.drift("C-62.3", "POST eval-benchmark", "the client's event array is not the stream's events")
 
 
 def test_stage_streams(target, bench, embedded):
-    """C-61, C-62: a stage that fails ends with a terminal error event on a 200 and the client raises on it; one
-    that succeeds ends with its result, and the client returns every event."""
+    """C-61, C-62.1, C-62.2, C-62.3: a stage that fails ends with a terminal error event on a 200 and the
+    client raises on it; one that succeeds ends with its result, and the client returns every event."""
     if not usable_endpoint(target.base_url):
         pytest.skip("the client accepts only HTTPS or loopback endpoints")
     check_stage_streams(bench, target.base_url, "acme", "support-bot", "main", "dev")

@@ -83,10 +83,10 @@ class History:
         sources = dict(self.snapshots[self.version])
         change(sources)
         if answer_version != self.version + 1:
-            raise self.bench.drift("C-36", what, f"answered version {answer_version}, expected {self.version + 1}")
+            raise self.bench.drift("C-36.1", what, f"answered version {answer_version}, expected {self.version + 1}")
         got = read(self.bench, self.sid)
         if got["version"] != self.version + 1:
-            raise self.bench.drift("C-36", what, f"re-read version {got['version']}, expected {self.version + 1}")
+            raise self.bench.drift("C-36.1", what, f"re-read version {got['version']}, expected {self.version + 1}")
         self.version += 1
         self.snapshots[self.version] = sources
         if texts(got) != sources:
@@ -99,12 +99,12 @@ class History:
             raise self.bench.drift(claim, what, f"a refused write changed the context (version {got['version']})")
 
     def agree(self) -> None:
-        """C-12, C-46: `?version=n` reads exactly the sources written up to n."""
+        """C-46.2: `?version=n` reads exactly the sources written up to n."""
         for version, sources in self.snapshots.items():
             got = read(self.bench, self.sid, version)
             if got["version"] != version or texts(got) != sources:
                 raise self.bench.drift(
-                    "C-46",
+                    "C-46.2",
                     f"GET context?version={version}",
                     f"the snapshot differs from the writes: {sorted(texts(got))} vs {sorted(sources)}",
                     curl(self.bench, "get_system_context", {"id": self.sid}, f"?version={version}"),
@@ -118,7 +118,7 @@ def check_every_write_moves_the_version_by_one(bench, sid: int) -> None:
     first = rule(a, "Refund only within 30 days of purchase.")
     r = put(bench, sid, h.version, first)
     if r.status_code != 200:
-        raise bench.drift("C-34", "PUT context/sources", f"a current write answered {r.status_code} {r.text[:200]}")
+        raise bench.drift("C-34.1", "PUT context/sources", f"a current write answered {r.status_code} {r.text[:200]}")
     if r.json()["source"]["text"] != first["text"] or r.json()["source"]["kind"] != "user":
         raise bench.drift("C-42", "PUT context/sources", f"the rule came back as {r.json()['source']}")
     h.wrote("PUT context/sources (new)", r.json()["context"]["version"], lambda s: s.__setitem__(a, first["text"]))
@@ -126,10 +126,10 @@ def check_every_write_moves_the_version_by_one(bench, sid: int) -> None:
     # replaying the same write fails: the version it expected has passed (C-36)
     r = put(bench, sid, h.version - 1, first)
     if r.status_code != 409 or r.json().get("error", {}).get("code") != "context_changed":
-        raise bench.drift("C-36", "PUT context/sources", f"a replayed write answered {r.status_code}")
+        raise bench.drift("C-36.2", "PUT context/sources", f"a replayed write answered {r.status_code}")
     if r.json()["error"].get("current_version") not in (None, h.version):
         raise bench.drift("C-35", "PUT context/sources", f"current_version {r.json()['error']['current_version']}")
-    h.refused("PUT context/sources (replayed)", "C-36")
+    h.refused("PUT context/sources (replayed)", "C-36.2")
 
     edit = rule(a, "Refund only within 14 days of purchase.")
     r = put(bench, sid, h.version, edit)
@@ -147,19 +147,19 @@ def check_every_write_moves_the_version_by_one(bench, sid: int) -> None:
     foreign = rule("contract-no-prefix", "not a manual id")
     r = put(bench, sid, h.version, foreign)
     if r.status_code != 400:
-        raise bench.drift("C-34", "PUT context/sources", f"an id without {PREFIX!r} answered {r.status_code}")
-    h.refused("PUT context/sources (foreign id)", "C-34")
+        raise bench.drift("C-34.2", "PUT context/sources", f"an id without {PREFIX!r} answered {r.status_code}")
+    h.refused("PUT context/sources (foreign id)", "C-34.2")
 
     r = bench.call("delete_context_source", path={"id": sid, "sourceID": b})
     check("delete_context_source", r)
     if r.status_code != 200:
-        raise bench.drift("C-39", "DELETE context/sources", f"answered {r.status_code}")
+        raise bench.drift("C-39.1", "DELETE context/sources", f"answered {r.status_code}")
     h.wrote("DELETE context/sources", r.json()["context"]["version"], lambda s: s.pop(b))
     r = bench.call("delete_context_source", path={"id": sid, "sourceID": b})
     check("delete_context_source", r)
     if r.status_code != 404:
-        raise bench.drift("C-39", "DELETE context/sources", f"deleting a removed source answered {r.status_code}")
-    h.refused("DELETE context/sources (again)", "C-39")
+        raise bench.drift("C-39.2", "DELETE context/sources", f"deleting a removed source answered {r.status_code}")
+    h.refused("DELETE context/sources (again)", "C-39.2")
 
     # a context document: at the spec's limit it is a source (one version); one byte past it is refused
     doc = b"# Policy\n" + b"a" * (DOC_LIMIT - 10) + b"\n"
@@ -171,7 +171,7 @@ def check_every_write_moves_the_version_by_one(bench, sid: int) -> None:
     )
     check("upload_context_document", r)
     if r.status_code not in (200, 201):
-        raise bench.drift("C-30", "POST context/upload", f"a {len(doc)}-byte document answered {r.status_code}")
+        raise bench.drift("C-30.1", "POST context/upload", f"a {len(doc)}-byte document answered {r.status_code}")
     src = r.json()["source"]
     h.wrote("POST context/upload", r.json()["context"]["version"], lambda s: s.__setitem__(src["id"], doc.decode()))
     r = bench.call(
@@ -182,8 +182,8 @@ def check_every_write_moves_the_version_by_one(bench, sid: int) -> None:
     )
     check("upload_context_document", r)
     if r.status_code != 413:
-        raise bench.drift("C-30", "POST context/upload", f"{DOC_LIMIT} + 1 bytes answered {r.status_code}")
-    h.refused("POST context/upload (too large)", "C-30")
+        raise bench.drift("C-30.2", "POST context/upload", f"{DOC_LIMIT} + 1 bytes answered {r.status_code}")
+    h.refused("POST context/upload (too large)", "C-30.2")
 
     # a body the operation does not take (multipart to a JSON operation) is refused and writes nothing (C-15)
     r = bench.http.request(
@@ -225,21 +225,21 @@ def check_dataset_import_is_one_write(bench, sid: int) -> None:
     )
     check("import_dataset_cases", r)
     if r.status_code not in (200, 201):
-        raise bench.drift("C-36", "POST test-library/import", f"answered {r.status_code} {r.text[:200]}")
+        raise bench.drift("C-68.1", "POST test-library/import", f"answered {r.status_code} {r.text[:200]}")
     got = r.json()
     rows = CASE_CSV.count(b"\n") - 1
     if got["imported"] != rows or len(got["source_ids"]) != rows:
-        raise bench.drift("C-68", "POST test-library/import", f"{rows} rows imported as {got['imported']} cases")
+        raise bench.drift("C-68.1", "POST test-library/import", f"{rows} rows imported as {got['imported']} cases")
     after = read(bench, sid)
     new = {i: t for i, t in texts(after).items() if i in got["source_ids"]}
     h.wrote("POST test-library/import", got["context"]["version"], lambda s: s.update(new))
     lib = library(bench, sid)
     added = {e["source_id"] for e in lib} - {e["source_id"] for e in before}
     if added != set(got["source_ids"]) or any(e["type"] != "case" for e in lib if e["source_id"] in added):
-        raise bench.drift("C-68", "GET test-library", f"the library gained {sorted(added)}")
+        raise bench.drift("C-68.1", "GET test-library", f"the library gained {sorted(added)}")
     inputs = sorted(json.loads(t)["input"] for t in new.values())
     if inputs != ["q1", "q2", "q3"]:
-        raise bench.drift("C-28", "POST test-library/import", f"the cases' inputs are {inputs}")
+        raise bench.drift("C-28.2", "POST test-library/import", f"the cases' inputs are {inputs}")
     r = bench.call(
         "import_dataset_cases",
         path={"id": sid},
@@ -253,14 +253,17 @@ def check_dataset_import_is_one_write(bench, sid: int) -> None:
 
 
 def library(bench, sid: int) -> list[dict]:
-    """Every test-library entry, page by page."""
+    """Every test-library entry, page by page; a next_offset that does not advance is drift (C-12.1), not a hang."""
     out: list[dict] = []
     offset: int | None = 0
     while offset is not None:
         r = bench.call("list_test_library", path={"id": sid}, query={"offset": offset})
         check("list_test_library", r)
         out += r.json()["items"]
-        offset = r.json().get("next_offset")
+        following = r.json().get("next_offset")
+        if following is not None and following <= offset:
+            raise bench.drift("C-12.1", "GET test-library", f"next_offset {following} after offset {offset}")
+        offset = following
     return out
 
 
@@ -281,11 +284,11 @@ def check_criterion_entry(bench, sid: int) -> None:
     source = {"id": sid_, "kind": "user", "category": "rules_constraints", "scope": "system", "text": json.dumps(entry)}
     r = put(bench, sid, h.version, {**source, "text": "not json at all"})
     if r.status_code != 400:
-        raise bench.drift("C-41", "PUT context/sources", f"a criterion that is not JSON answered {r.status_code}")
-    h.refused("PUT context/sources (criterion not JSON)", "C-41")
+        raise bench.drift("C-41.2", "PUT context/sources", f"a criterion that is not JSON answered {r.status_code}")
+    h.refused("PUT context/sources (criterion not JSON)", "C-41.2")
     r = put(bench, sid, h.version, source)
     if r.status_code != 200:
-        raise bench.drift("C-41", "PUT context/sources", f"a criterion answered {r.status_code} {r.text[:200]}")
+        raise bench.drift("C-41.1", "PUT context/sources", f"a criterion answered {r.status_code} {r.text[:200]}")
     h.wrote(
         "PUT context/sources (criterion)", r.json()["context"]["version"], lambda s: s.__setitem__(sid_, source["text"])
     )
@@ -293,21 +296,21 @@ def check_criterion_entry(bench, sid: int) -> None:
     check("list_test_library", r)
     found = {e["source_id"]: e for e in r.json()["items"]}
     if sid_ not in found or found[sid_]["type"] != "criterion" or found[sid_]["entry"] != entry:
-        raise bench.drift("C-41", "GET test-library?kind=criterion", f"the criterion reads back as {found.get(sid_)}")
+        raise bench.drift("C-41.1", "GET test-library?kind=criterion", f"the criterion reads back as {found.get(sid_)}")
 
 
 def test_every_write_moves_the_version_by_one(bench, system_id):
-    """C-36, C-34, C-37, C-39, C-42, C-30, C-15, C-46, C-12: put, replay, edit, foreign id, delete, document upload
-    at and past its limit, a multipart body: each success moves the version by one, each refusal by none, and every
-    snapshot agrees."""
+    """C-36.1, C-36.2, C-34.1, C-34.2, C-37, C-39.1, C-39.2, C-42, C-30.1, C-30.2, C-15, C-46.2, C-33: put,
+    replay, edit, foreign id, delete, document upload at and past its limit, a multipart body: each success
+    moves the version by one, each refusal by none, and every snapshot agrees."""
     check_every_write_moves_the_version_by_one(bench, system_id)
 
 
 def test_dataset_import_is_one_versioned_write(bench, system_id):
-    """C-68, C-36, C-28, C-35: a dataset's rows become golden cases in one write."""
+    """C-68.1, C-36.1, C-28.2, C-35: a dataset's rows become golden cases in one write."""
     check_dataset_import_is_one_write(bench, system_id)
 
 
 def test_criterion_entry(bench, system_id):
-    """C-41: a criterion entry, and one whose text is not JSON."""
+    """C-41.1, C-41.2: a criterion entry, and one whose text is not JSON."""
     check_criterion_entry(bench, system_id)
