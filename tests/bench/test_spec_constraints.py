@@ -931,6 +931,24 @@ RULES: list[Rule] = [
     rule(
         "invite_workspace_member:email", "schema", _body(INVITE, email="ada"), 400, "invalid_email", INVITE, WORKSPACE
     ),
+    # The spec's blanks are " \t\n\r\f\v" (an explicit class every regex engine reads alike): \x1c is text.
+    rule(
+        "invite_workspace_member:email-blanks",
+        "schema",
+        _body(INVITE, email="ada@example. com"),
+        400,
+        "invalid_email",
+        _body(INVITE, email=" \x1cada@example.com\n"),
+        WORKSPACE,
+    ),
+    rule(
+        "create_system:name-blanks",
+        "schema",
+        _body(SYSTEM, name=" \t\n"),
+        400,
+        "name_required",
+        _body(SYSTEM, name="\x1c"),
+    ),
     rule(
         "invite_workspace_member:email-missing",
         "schema",

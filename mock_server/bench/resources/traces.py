@@ -10,7 +10,7 @@ from mock_server.engine import Ctx, Reply
 from ..model import accounts
 from ..model.errors import Refusal
 from ..store import ProductionCheck, Trace
-from ._common import body, caller, component, now, op, spec_op, store, tenant, unpaged
+from ._common import body, caller, component, now, op, spec_op, store, tenant, trimmed, unpaged
 
 REDACTED = "[redacted]"
 
@@ -266,7 +266,7 @@ async def evaluate_span(ctx: Ctx):
     """A yes/no judgment of the span's recorded output: `yes` when it contains the yes text, `no` for the no text."""
     tr, b = _trace(ctx), body(ctx)
     span = _span(tr, ctx.path["spanID"])
-    if not (b.get("question") or "").strip():
+    if not trimmed(b.get("question")):
         raise Refusal(400, "question_required", "Ask a yes/no question about the span.")
     if b.get("component_id") is not None:
         linked = [lk for lk in tr.links.values() if lk["span_id"] == span["span_id"]]
