@@ -26,12 +26,13 @@ def spec_operations(spec: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, 
 def catalog_schema(node: Any) -> Any:
     """A spec schema as the SDK catalog states it: a schema node's `x-beyond-catalog` names
     the keywords that are the platform's own rules on top of the catalog's schema (a pattern,
-    a bound, a required member the server enforces), so they are left out here."""
+    a bound, a required member the server enforces), so they are left out here, and so is
+    `x-handler-checks` (which of those keywords the handler checks itself)."""
     if isinstance(node, list):
         return [catalog_schema(v) for v in node]
     if not isinstance(node, dict):
         return node
-    beyond = set(node.get("x-beyond-catalog") or ()) | {"x-beyond-catalog"}
+    beyond = set(node.get("x-beyond-catalog") or ()) | {"x-beyond-catalog", "x-handler-checks"}
     return {k: catalog_schema(v) for k, v in node.items() if k not in beyond}
 
 

@@ -50,6 +50,16 @@ def origin(ctx: Ctx) -> str:
     return f"{url.scheme}://{url.netloc}"
 
 
+# The blanks the spec's text patterns name (`[^ \t\n\r\f\v]`): an explicit set, because `\s` differs between the
+# regex engines that read the spec (Python's counts the ASCII separators \x1c-\x1f, ECMAScript's and Rust's do not).
+BLANKS = " \t\n\r\f\v"
+
+
+def trimmed(value: Any) -> str:
+    """A text member without the blanks around it ("" when absent)."""
+    return value.strip(BLANKS) if isinstance(value, str) else ""
+
+
 def body(ctx: Ctx) -> dict[str, Any]:
     return ctx.body if isinstance(ctx.body, dict) else {}
 

@@ -140,8 +140,6 @@ async def create_context_connection(ctx: Ctx):
     config = b["config"]
     if not config["base_url"].startswith("https://"):
         raise Refusal(400, "invalid_base_url", "base_url is an https URL.")
-    if len(config["since"]) < 10 or config["since"][4] != "-" or config["since"][7] != "-":
-        raise Refusal(400, "invalid_since", "since is a date (YYYY-MM-DD) or an RFC 3339 time.")
     conn = ContextConnection(
         id=f"conn_{store(ctx).seq('connection')}",
         provider=config["provider"],

@@ -7,7 +7,7 @@ from mock_server.engine import Ctx, Reply
 from ..model import accounts
 from ..model.errors import Refusal
 from ..store import Credential
-from ._common import body, caller, cfg, now, op, store, unpaged
+from ._common import body, caller, cfg, now, op, store, trimmed, unpaged
 
 
 def key_json(cred: Credential) -> dict:
@@ -28,7 +28,7 @@ def key_json(cred: Credential) -> dict:
 async def create_api_key(ctx: Ctx):
     """Returns the plaintext once; list_api_keys never shows it again."""
     b, who = body(ctx), caller(ctx)
-    name = (b.get("name") or "").strip()
+    name = trimmed(b.get("name"))
     if not name:
         raise Refusal(400, "name_required", "Give the key a name.")
     cap = b.get("max_evaluations_per_month")

@@ -11,7 +11,7 @@ from mock_server.engine import Ctx, Reply
 from ..model import accounts
 from ..model.errors import Refusal
 from ..store import PendingLogin, User
-from ._common import body, caller, cfg, now, op, spec_op, store
+from ._common import body, caller, cfg, now, op, spec_op, store, trimmed
 
 
 def _session(ctx: Ctx, user: User) -> dict:
@@ -176,9 +176,9 @@ async def complete_onboarding(ctx: Ctx):
 async def update_profile(ctx: Ctx):
     name = body(ctx).get("name")
     if name is not None:
-        if not name.strip() or len(name) > 200:
+        if not trimmed(name) or len(name) > 200:
             raise Refusal(400, "invalid_name", "A name has 1 to 200 characters.")
-        caller(ctx).user.name = name.strip()
+        caller(ctx).user.name = trimmed(name)
     return whoami_json(ctx)
 
 

@@ -12,7 +12,7 @@ from mock_server.policies.streaming import ndjson_response
 from ..model import accounts
 from ..model.errors import Refusal
 from ..store import RepoState, Scan
-from ._common import body, caller, cfg, now, op, spec_op, store, tenant
+from ._common import body, caller, cfg, now, op, spec_op, store, tenant, trimmed
 from .github import repository
 
 
@@ -422,7 +422,7 @@ async def list_golden_cases(ctx: Ctx):
 
 @op("label_golden_case")
 async def label_golden_case(ctx: Ctx):
-    label = (body(ctx).get("label") or "").strip()
+    label = trimmed(body(ctx).get("label"))
     if not label:
         raise Refusal(400, "invalid_label", "Give a label.")
     t = tenant(ctx)

@@ -10,7 +10,7 @@ from mock_server.engine import Ctx, Reply
 from ..model import accounts, evaluations
 from ..model.errors import Refusal
 from ..store import AiSystem, Component, Edge, Scan, SystemRun
-from ._common import body, caller, cfg, component, int_id, now, op, store, system, tenant, unpaged
+from ._common import body, caller, cfg, component, int_id, now, op, store, system, tenant, trimmed, unpaged
 
 SHA = re.compile(r"^[0-9a-f]{40}$")
 FINDING_STATUSES = ("open", "resolved", "accepted")
@@ -66,7 +66,7 @@ def new_system(ctx: Ctx, name: str, description: str | None) -> AiSystem:
 @op("create_system")
 async def create_system(ctx: Ctx):
     b = body(ctx)
-    name = (b.get("name") or "").strip()
+    name = trimmed(b.get("name"))
     if not name:
         raise Refusal(400, "name_required", "A system needs a name.")
     return Reply({"system": system_json(new_system(ctx, name, b.get("description")))}, 201)
@@ -87,9 +87,9 @@ async def get_system(ctx: Ctx):
 async def update_system(ctx: Ctx):
     s, b = system(ctx), body(ctx)
     if "name" in b:
-        if not b["name"].strip():
+        if not trimmed(b["name"]):
             raise Refusal(400, "name_required", "A system needs a name.")
-        s.name = b["name"].strip()
+        s.name = trimmed(b["name"])
     if "description" in b:
         s.description = b["description"]
     return {"system": system_json(s)}

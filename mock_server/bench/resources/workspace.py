@@ -9,10 +9,10 @@ from mock_server.engine import Ctx, Reply
 from ..model import accounts
 from ..model.errors import Refusal
 from ..store import Workspace
-from ._common import body, caller, now, op, store
+from ._common import body, caller, now, op, store, trimmed
 
 ROLES = ("admin", "member")
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+EMAIL = re.compile(r"[^@ \t\n\r\f\v]+@[^@ \t\n\r\f\v]+\.[^@ \t\n\r\f\v]+")  # the spec's pattern, blanks trimmed
 
 
 def workspace_json(ctx: Ctx, ws: Workspace | None) -> dict:
@@ -43,7 +43,7 @@ def _mine(ctx: Ctx, admin: bool = True) -> Workspace:
 
 
 def _name(ctx: Ctx) -> str:
-    name = (body(ctx).get("name") or "").strip()
+    name = trimmed(body(ctx).get("name"))
     if not name:
         raise Refusal(400, "name_required", "A workspace needs a name.")
     return name
@@ -78,8 +78,8 @@ async def rename_workspace(ctx: Ctx):
 @op("invite_workspace_member")
 async def invite_workspace_member(ctx: Ctx):
     ws, b, st = _mine(ctx), body(ctx), store(ctx)
-    email = (b.get("email") or "").strip().lower()
-    if not EMAIL.match(email):
+    email = trimmed(b.get("email")).lower()
+    if not EMAIL.fullmatch(email):
         raise Refusal(400, "invalid_email", "Give the invitee's email address.")
     role = b.get("role") or "member"
     if role not in ROLES:
