@@ -121,3 +121,9 @@ register(CLAIMS.values())
 
 # the per-resource claims (§4.3 to §17), in their own module; it adds itself to CLAIMS
 from contracts.benchwright import section_claims  # noqa: E402,F401
+
+# the sections whose checks name a clause of theirs (`Drift("§4.7#2", ...)`) or the section itself
+from contracts.benchwright.clauses import SECTIONS  # noqa: E402
+
+register(Claim(section, section, text) for section, text in SECTIONS.items() if section not in CLAIMS)
+CLAIMS.update({section: Claim(section, section, text) for section, text in SECTIONS.items() if section not in CLAIMS})

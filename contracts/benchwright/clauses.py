@@ -1,12 +1,47 @@
 """The clauses of Benchwright's reference sections: each statement of a section that a server
 could break alone. A section not split here is one clause. A check asserts a clause by citing
-its id (`"§2.4#1"`) or one of the suite claim ids the clause lists in `via`."""
+its id (`"§2.4#1"`) or one of the suite claim ids the clause lists in `via` (the suite claim's
+checks assert exactly that clause), so a suite claim names at most one clause.
+
+Sections are walked in the reference's order. Where a section's clauses are not listed, the
+section states one thing (or, for §2.3, §2.5, §3.6, §3.10 and §4.11, is not split yet: see
+docs/benchwright.md)."""
 
 from __future__ import annotations
 
 from contracts.runner.claims import Clause
 
 CLAUSES = [
+    # §1 Versioning and headers
+    Clause("§1#1", "every response carries X-Benchwright-Request-Id", via=("headers.request_id",)),
+    Clause("§1#2", "every response carries X-Benchwright-Api-Version: 1"),
+    # §2.0 Two prefixes
+    Clause("§2.0#1", "/api expects a browser session: a PAT there is 401"),
+    Clause("§2.0#2", "/v1 authenticates a Bearer PAT: the same PAT /api refuses is served on /v1"),
+    # §2.1 Personal access tokens
+    Clause("§2.1#1", "a token's value has the bw_live_pat_ shape"),
+    Clause("§2.1#2", "rotate produces a fresh value under the same id"),
+    Clause("§2.1#3", "last_used_at is bumped by an authenticated request"),
+    Clause(
+        "§2.1#4",
+        "the server keeps only SHA-256(token)",
+        checkable=False,
+        reason="storage: no HTTP answer shows what the server keeps",
+    ),
+    Clause(
+        "§2.1#5",
+        "revoked tokens are soft-deleted so audit queries keep them",
+        checkable=False,
+        reason="audit storage: a revoked row is surfaced nowhere (no revoked_at, filtered out of the list)",
+    ),
+    # §2.2 Scopes
+    Clause("§2.2#1", "a token lacking the scope is 403 scope_insufficient naming required_scope",
+           via=("scopes.enforced",)),  # fmt: skip
+    Clause(
+        "§2.2#2",
+        "registry reads and public or unlisted runs' read surface serve anyone; private runs' never do",
+        via=("visibility.anonymous",),
+    ),
     # §2.4 Token lifecycle
     Clause("§2.4#1", "GET /v1/tokens/me answers with a PAT: auth type, user id, email, role, full access"),
     Clause("§2.4#2", "GET /v1/tokens/me lists exactly the scopes this token holds"),
@@ -20,6 +55,83 @@ CLAUSES = [
     Clause("§2.4#10", "a named PAT is answered about even beside a session cookie", via=("auth.precedence",)),
     Clause("§2.4#11", "token mutation with a PAT is 403 scope_insufficient", via=("auth.session_only",)),
     Clause("§2.4#12", "spent_cents_period equals GET /v1/tokens/{id}/spending", via=("tokens.spending",)),
+    # §3.1 Identifiers
+    Clause("§3.1#1", "run ids are bare UUIDs", via=("ids.shape",)),
+    Clause("§3.1#2", "ledger row ids are txn_ + UUID"),
+    Clause("§3.1#3", "subset and impl ids end in ':' and the first 12 hex characters of their content hash"),
+    # §3.2 Timestamps
+    Clause("§3.2#1", "timestamps are RFC 3339 strings with a UTC offset", via=("timestamps.rfc3339",)),
+    Clause("§3.2#2", "duration fields (`_ms`) are integers, never floats"),
+    # §3.3 Money
+    Clause("§3.3#1", "amount_cents is a whole-cent integer", via=("money.shape",)),
+    Clause("§3.3#2", "currency is an ISO-4217 code"),
+    Clause("§3.3#3", "amount_cents is amount_usd rounded up: a non-zero cost is at least 1 cent"),
+    # §3.4 Pagination
+    Clause(
+        "§3.4#1",
+        "cursor pages report no total; has_more comes with a next_page_token and following it yields each item once",
+        via=("pagination.traversal",),
+    ),
+    Clause("§3.4#2", "a limit above the maximum is silently clamped, not rejected", via=("pagination.clamp",)),
+    Clause("§3.4#3", "an omitted limit means the default page size", via=("pagination.default",)),
+    # §3.5 Filtering and sorting: one statement the suite asserts (unknown filter keys are ignored)
+    # §3.7 Idempotency
+    Clause("§3.7#1", "a retry with the same key replays with Idempotent-Replayed: true", via=("idempotency.replay",)),
+    Clause(
+        "§3.7#2",
+        "the same key with a different body or path is 409 idempotency_conflict",
+        via=("idempotency.conflict",),
+    ),
+    Clause("§3.7#3", "a retry while the first is in flight is 409, never a second run", via=("idempotency.in_flight",)),
+    Clause("§3.7#4", "keys longer than 256 characters are 400 invalid_argument", via=("idempotency.length",)),
+    Clause("§3.7#5", "keys are keyed by the caller (token, or user for a session)", via=("idempotency.scope",)),
+    Clause("§3.7#6", "rotating a PAT invalidates the keys tied to it", via=("idempotency.rotation",)),
+    # §3.8 Concurrency tokens
+    Clause("§3.8#1", 'ETags are weak: W/"<id>:<updated_at epoch ms>"', via=("etag.weak",)),
+    Clause(
+        "§3.8#2",
+        "a stale If-Match is 412 precondition_failed with the current ETag on the enforcing routes",
+        via=("etag.if_match",),
+    ),
+    Clause("§3.8#3", "If-Match: * matches any current row", via=("etag.star",)),
+    Clause("§3.8#4", "the ETag moves when the row changes", via=("etag.moves",)),
+    Clause("§3.8#5", "the other mutable resources read and ignore If-Match", via=("etag.ignored",)),
+    # §3.9 Errors
+    Clause(
+        "§3.9#1",
+        "4xx answers are problem+json with type, title, status, code, detail, request_id, retryable"
+        " (the legacy {error} body where the reference says so)",
+        via=("errors.problem",),
+    ),
+    Clause("§3.9#2", "a problem's status member is the HTTP status"),
+    # §4.1.1 status, display_status, halt_reason (and the Run object's cost fields, §4.1)
+    Clause("§4.1.1#1", "display_status folds halted and halt_reason into status as tabulated",
+           via=("lifecycle.display_status",)),  # fmt: skip
+    Clause("§4.1.1#2", "a run's incurred and billed costs are the sums of their parts (§4.1)", via=("runs.cost",)),
+    # §4.3 fork
+    Clause("§4.3#1", "a fork without a description is 400"),
+    Clause("§4.3#2", "a fork records its parent (forked_from) and its description", via=("runs.fork",)),
+    Clause("§4.3#3", "model overrides the parent's pin; indices restrict what the fork materializes"),
+    Clause("§4.3#4", "forking a benchwright-harness run is 409 fork_unsupported"),
+    # §4.7 DELETE
+    Clause("§4.7#1", "after DELETE every read of the run is 404", via=("runs.delete",)),
+    Clause("§4.7#2", "teardown kills the run's sandboxes and stamps halt_reason operator_kill"),
+    Clause("§4.7#3", "fork children are adopted: re-pointed at the deleted run's parent, with provenance"),
+    # §4.8 PATCH
+    Clause("§4.8#1", "only visibility and review_resolution are patchable", via=("runs.patch",)),
+    Clause("§4.8#2", "visibility=public needs status ok, else 409 visibility_constraint_violated"),
+    Clause("§4.8#3", "an unlisted run reads anonymously"),
+    # §4.9 narrate
+    Clause("§4.9#1", "narration is opt-in: 204 until run_narration_enabled", via=("runs.narrate",)),
+    Clause("§4.9#2", "a slice that is neither recent nor full is 400 invalid_argument"),
+    Clause("§4.9#3", "first_seq / last_seq bound the window within the run's events"),
+    Clause("§4.9#4", "answers are cached per (run, last_seq)"),
+    Clause("§4.9#5", "an anonymous read of a public run skips the opt-in check"),
+    # §4.10 Aggregate stats
+    Clause("§4.10#1", "attempts counts started phases, success the completed ones", via=("runs.phase_stats",)),
+    Clause("§4.10#2", "avg_ms is the mean duration of the completed phases"),
+    Clause("§4.10#3", "failed counts only phases of errored runs"),
+    Clause("§4.10#4", "with no finalized runs the answer is a bare {}"),
     # §5.1 GET /v1/runs/{id}/events
     Clause("§5.1#1", "events come in seq order, ascending by default"),
     Clause("§5.1#2", "after_seq returns only events with a greater seq"),
@@ -30,4 +142,73 @@ CLAUSES = [
     Clause("§5.1#7", "with both types and exclude_types, exclude_types wins and types is discarded"),
     Clause("§5.1#8", "limit defaults to 500 and is clamped to 1000"),
     Clause("§5.1#9", "has_more means only that the page came back full"),
+    # §5.2 SSE
+    Clause("§5.2#1", "a stream resumes strictly after Last-Event-ID (or ?last_event_id=)", via=("sse.resume",)),
+    Clause("§5.2#2", "`id:` is the bare seq, `event:` the type, folded into data as `type`", via=("sse.shape",)),
+    Clause("§5.2#3", "a terminal run's stream ends with run.finished and closes", via=("sse.finish",)),
+    Clause("§5.2#4", "keep-alives are `event: ping` at the documented interval", via=("sse.keepalive",)),
+    # §6.1 artifacts list
+    Clause("§6.1#1", "the type filter returns only that type", via=("artifacts.filter",)),
+    Clause("§6.1#2", "rows carry seq, invocation and their content URL; versions count up",
+           via=("artifacts.listing",)),  # fmt: skip
+    # §6.3 artifact content
+    Clause("§6.3#1", "content is served whole with the row's mime and size", via=("artifacts.content",)),
+    Clause("§6.3#2", "active content is served as text/plain with nosniff", via=("artifacts.active_content",)),
+    # §7.1 tasks
+    Clause("§7.1#1", "the passed filter returns only rows with that passed", via=("tasks.filter",)),
+    Clause("§7.1#2", "error_class is derived, never null, one of the documented buckets", via=("tasks.error_class",)),
+    Clause("§7.1#3", "a row's timestamp is epoch milliseconds", via=("tasks.timestamp",)),
+    Clause("§7.1#4", "passed is score >= 1.0", via=("tasks.passed",)),
+    Clause("§7.1#5", "the summary's counts and pass_rate agree with each other and the rows", via=("tasks.summary",)),
+    # §7.2 payload
+    Clause("§7.2#1", "a payload repeats its row's addressing and score; raw=0 drops raw_output only",
+           via=("tasks.payload",)),  # fmt: skip
+    Clause("§7.2#2", "without ?trial the payload is the best-scoring trial, ties to the lowest",
+           via=("tasks.best_trial",)),  # fmt: skip
+    # §9.6 Host policy
+    Clause("§9.6#1", "entries carry their source; the starter pack adds its hosts", via=("host_policy.rules",)),
+    Clause("§9.6#2", "default_mode is allow until PATCH /host-policy/default flips it", via=("host_policy.default",)),
+    # §10.1 balance
+    Clause("§10.1#1", "the balance is the newest ledger row's balance_after"),
+    Clause("§10.1#2", "month_spent is the month's debits"),
+    # §10.4 transactions
+    Clause("§10.4#1", "ledger rows chain: balance_after = previous + delta", via=("billing.ledger",)),
+    # §10.6 usage trend
+    Clause("§10.6#1", "six consecutive labelled months ending at the current one", via=("billing.trend",)),
+    Clause("§10.6#2", "current_month_cents is the month's debits", via=("billing.month_spent",)),
+    # §11 Settings
+    Clause("§11#1", "only the schema's keys are writable; validated keys refuse bad values", via=("settings.keys",)),
+    Clause("§11#2", "a PUT value is what GET returns, until DELETE", via=("settings.roundtrip",)),
+    # §12a Operators
+    Clause("§12a#1", "an operator boots, lists and runs under a unique name; stop and shutdown as documented",
+           via=("operators.lifecycle",)),  # fmt: skip
+    Clause("§12a#2", "pending counts agree with the items; only withdrawable items can be taken back",
+           via=("operators.pending",)),  # fmt: skip
+    # §13 Rate limits
+    Clause("§13#1", "X-RateLimit-* headers on authenticated answers only, whole numbers, remaining <= limit",
+           via=("ratelimit.headers",)),  # fmt: skip
+    Clause("§13#2", "Remaining counts down the account's bucket, as /users/me/rate-limits says",
+           via=("ratelimit.counters",)),  # fmt: skip
+    Clause("§13#3", "past the quota a request is 429 rate_limited with Retry-After", via=("ratelimit.exceeded",)),
 ]
+
+# the sections whose checks raise a drift under the section itself (`Drift("§14", ...)`) or under one of
+# its clause ids: registered as claims (contracts.benchwright.claims) so a drift is filed under its title
+SECTIONS = {
+    "§1": "every response carries the request id and API version headers",
+    "§2.0": "/v1 takes a PAT; /api expects a browser session",
+    "§2.1": "personal access tokens: their shape, rotation, last use",
+    "§3.1": "ids have the documented shape per resource",
+    "§3.2": "timestamps are RFC 3339; durations are `_ms` integers",
+    "§3.3": "money is whole integer cents with an ISO-4217 currency; amount_usd is exact",
+    "§3.9": "errors are problem+json",
+    "§4.3": "a fork needs a description and records its parent, description, model pin and indices",
+    "§4.4": "GET /v1/runs/{id} and its expansions",
+    "§4.6": "halt stops the run now and records the reason",
+    "§4.7": "DELETE stops then removes one run and adopts its fork children",
+    "§4.8": "only visibility and review_resolution are patchable",
+    "§4.9": "narration is opt-in, slice-checked, windowed by seq and cached per last_seq",
+    "§4.10": "phase stats of the finalized runs",
+    "§10.1": "the balance and month_spent agree with the ledger",
+    "§14": "every error code is one the reference documents for the operation",
+}

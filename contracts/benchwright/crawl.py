@@ -74,7 +74,7 @@ def identifier_findings(operation_id: str, body: Any) -> list[tuple[str, str]]:
         for row in body.get("data") or []:
             ident = row.get("id") if isinstance(row, dict) else None
             if not (isinstance(ident, str) and ident.startswith("txn_") and UUID.match(ident[4:])):
-                out.append(("ids.shape", f"transaction id {ident!r} is not txn_ + UUID"))
+                out.append(("§3.1#2", f"transaction id {ident!r} is not txn_ + UUID"))
     for node in _objects(body):
         ident, kind = node.get("id"), node.get("object")
         if not isinstance(ident, str):
@@ -82,7 +82,7 @@ def identifier_findings(operation_id: str, body: Any) -> list[tuple[str, str]]:
         if kind == "run" and not UUID.match(ident):
             out.append(("ids.shape", f"run id {ident!r} is not a UUID"))
         elif ident.startswith(("sub_", "imp_")) and not HASHED.match(ident):
-            out.append(("ids.shape", f"{ident!r} does not end in ':' and 12 hex characters of its hash"))
+            out.append(("§3.1#3", f"{ident!r} does not end in ':' and 12 hex characters of its hash"))
     return out
 
 
@@ -246,12 +246,20 @@ CRAWL = CrawlHooks(
         "filters.unknown",
         "visibility.anonymous",
         "ids.shape",
+        "§3.1#2",
+        "§3.1#3",
         "pagination.traversal",
         "headers.request_id",
+        "§1#2",
         "timestamps.rfc3339",
+        "§3.2#2",
         "money.shape",
+        "§3.3#2",
+        "§3.3#3",
         "etag.weak",
         "errors.problem",
+        "§3.9#2",
+        "§14",
         "ratelimit.headers",
         "artifacts.active_content",
         "tasks.error_class",

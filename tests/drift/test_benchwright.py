@@ -35,6 +35,7 @@ from contracts.runner.session import resolve
 from mock_server.app import create_app
 from mock_server.policies.idempotency import IdempotencyCache
 from tests.benchwright.drift import (
+    clauses_named,
     Drifted,
     GlobalIdempotency,
     InFlightDuplicates,
@@ -43,7 +44,7 @@ from tests.benchwright.drift import (
     drop_query_parameter,
     drop_request_header,
 )
-from tests.drift.harness import Rewrite, caught, crawl_drifts, on_headers, on_json, rows, served, set_status
+from tests.drift.harness import Rewrite, crawl_drifts, on_headers, on_json, rows, served, set_status
 from tests.drifting import Rewrite as SharedRewrite
 
 TOKEN = "bw_live_pat_" + "ab12" * 10
@@ -695,8 +696,8 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("rate-headers-on-anonymous", "rate limits", "ratelimit.headers", _anonymous_rate_headers, CRAWL),
     # identifiers and cursors, as read
     ("run-id-prefixed", "units", "ids.shape", runs(lambda row: row.__setitem__("id", f"run_{row['id']}")), CRAWL),
-    ("transaction-id-bare", "units", "ids.shape", _json_rewrite(_bare_txn), CRAWL),
-    ("subset-id-short-hash", "catalog", "ids.shape", every(_short_hash), CRAWL),
+    ("transaction-id-bare", "units", "§3.1#2", _json_rewrite(_bare_txn), CRAWL),
+    ("subset-id-short-hash", "catalog", "§3.1#3", every(_short_hash), CRAWL),
     ("cursor-page-total", "cursors", "pagination.traversal", _page(lambda p: p.__setitem__("total", 7)), CRAWL),
     ("has-more-without-token", "cursors", "pagination.traversal",
      _page(lambda p: p.update(has_more=True, next_page_token=None)), CRAWL),
@@ -710,15 +711,15 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("unknown-filter-rejected", "errors", "filters.unknown",
      lambda app: Rewrite(app, set_status(400, lambda s, st: b"no_such_filter" in s.get("query_string", b""))), CRAWL),
     # units
-    ("created-at-without-offset", "units", "timestamps.rfc3339", runs(_local_time), CRAWL),
-    ("created-at-epoch-string", "units", "timestamps.rfc3339", runs(_epoch_created), CRAWL),
-    ("duration-ms-fractional", "units", "timestamps.rfc3339", every(_float_ms), CRAWL),
+    ("created-at-without-offset", "units", "§3.2#1", runs(_local_time), CRAWL),
+    ("created-at-epoch-string", "units", "§3.2#1", runs(_epoch_created), CRAWL),
+    ("duration-ms-fractional", "units", "§3.2#2", every(_float_ms), CRAWL),
     ("cents-fractional", "units", "money.shape", every(_cents_float), CRAWL),
-    ("currency-lowercase", "units", "money.shape", every(_currency_lower), CRAWL),
-    ("usd-disagrees-with-cents", "derived", "money.shape", every(_usd_disagrees), CRAWL),
+    ("currency-lowercase", "units", "§3.3#2", every(_currency_lower), CRAWL),
+    ("usd-disagrees-with-cents", "derived", "§3.3#3", every(_usd_disagrees), CRAWL),
     # headers
     ("request-id-missing", "headers", "headers.request_id", headers(_drop(b"x-benchwright-request-id")), CRAWL),
-    ("api-version-2", "headers", "headers.request_id", headers(_set_header(b"x-benchwright-api-version", b"2")), CRAWL),
+    ("api-version-2", "headers", "§1#2", headers(_set_header(b"x-benchwright-api-version", b"2")), CRAWL),
     ("rate-headers-missing", "rate limits", "ratelimit.headers", headers(_drop(b"x-ratelimit-remaining")), CRAWL),
     ("rate-remaining-above-limit", "rate limits", "ratelimit.headers", headers(_remaining_above), CRAWL),
     ("rate-headers-not-numbers", "rate limits", "ratelimit.headers",
@@ -728,9 +729,9 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("problem-as-plain-json", "errors", "errors.problem",
      headers(lambda t: t.__setitem__(b"content-type", b"application/json") if t.get(b"content-type", b"").startswith(
          b"application/problem") else None), CRAWL),
-    ("problem-code-undocumented", "errors", "errors.problem", problems(_set("code", "not_a_documented_code")), CRAWL),
+    ("problem-code-undocumented", "errors", "§14", problems(_set("code", "not_a_documented_code")), CRAWL),
     ("problem-without-request-id", "errors", "errors.problem", problems(_pop("request_id")), CRAWL),
-    ("problem-status-disagrees", "errors", "errors.problem", problems(lambda b: b.__setitem__("status", 400)), CRAWL),
+    ("problem-status-disagrees", "errors", "§3.9#2", problems(lambda b: b.__setitem__("status", 400)), CRAWL),
     # spec
     ("dropped-required-field", "spec", "spec.schema", runs(_pop("display_status")), CRAWL),
     ("task-passed-as-string", "spec", "spec.schema", tasks(lambda row: row.__setitem__("passed", "yes")), CRAWL),
@@ -846,7 +847,7 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
 )
 def test_drift_is_caught_and_names_its_claim(name, kind, claim, wrap, check):
     with served(wrap(create_app())) as url:
-        found = caught(lambda: check(url))
+        found = clauses_named(lambda: check(url))
     assert claim in found, f"{name}: expected a drift under {claim!r}; the check reported {sorted(found) or 'nothing'}"
 
 
@@ -869,7 +870,7 @@ APPS = {"keepalive": lambda: create_app(sse_ping_seconds=PING_SECONDS)}
 def test_unmodified_mock_passes(check):
     """Every check of the catalogue finds nothing on the unmodified mock (no false positive)."""
     with served(APPS.get(check, create_app)()) as url:
-        found = caught(lambda: CHECKS[check](url))
+        found = clauses_named(lambda: CHECKS[check](url))
     assert not found, f"{check} reported drift on the unmodified mock: {sorted(found)}"
 
 
