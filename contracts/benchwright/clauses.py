@@ -120,7 +120,8 @@ CLAUSES = [
     # §4.8 PATCH
     Clause("§4.8#1", "only visibility and review_resolution are patchable", via=("runs.patch",)),
     Clause("§4.8#2", "visibility=public needs status ok, else 409 visibility_constraint_violated"),
-    Clause("§4.8#3", "an unlisted run reads anonymously"),
+    Clause("§4.8#3", "an unlisted run reads anonymously and is not projected into the public catalog"),
+    Clause("§4.8#4", "a non-private run carries the fingerprint_hash GET /fingerprint re-derives"),
     # §4.9 narrate
     Clause("§4.9#1", "narration is opt-in: 204 until run_narration_enabled", via=("runs.narrate",)),
     Clause("§4.9#2", "a slice that is neither recent nor full is 400 invalid_argument"),
