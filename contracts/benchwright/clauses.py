@@ -16,12 +16,12 @@ CLAUSES = [
     Clause("§1#1", "every response carries X-Benchwright-Request-Id", via=("headers.request_id",)),
     Clause("§1#2", "every response carries X-Benchwright-Api-Version: 1"),
     # §2.0 Two prefixes
-    Clause("§2.0#1", "/api expects a browser session: a PAT there is 401"),
-    Clause("§2.0#2", "/v1 authenticates a Bearer PAT: the same PAT /api refuses is served on /v1"),
+    Clause("§2.0#1", "/api expects a browser session: a PAT there is 401 while /v1 serves it"),
+    # (its other statement, that a few /v1 operations refuse PATs, is §2.4#11)
     # §2.1 Personal access tokens
     Clause("§2.1#1", "a token's value has the bw_live_pat_ shape"),
     Clause("§2.1#2", "rotate produces a fresh value under the same id"),
-    Clause("§2.1#3", "last_used_at is bumped by an authenticated request"),
+    Clause("§2.1#3", "last_used_at is bumped by an authenticated request: set once the token has authenticated"),
     Clause(
         "§2.1#4",
         "the server keeps only SHA-256(token)",
@@ -206,6 +206,7 @@ SECTIONS = {
     "§4.3": "a fork needs a description and records its parent, description, model pin and indices",
     "§4.4": "GET /v1/runs/{id} and its expansions",
     "§4.6": "halt stops the run now and records the reason",
+    "§4.11": "pause halts a running run resumably; resume lifts only an operator pause",
     "§4.7": "DELETE stops then removes one run and adopts its fork children",
     "§4.8": "only visibility and review_resolution are patchable",
     "§4.9": "narration is opt-in, slice-checked, windowed by seq and cached per last_seq",

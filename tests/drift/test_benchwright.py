@@ -825,7 +825,7 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     # derived fields agree with their sources
     ("ledger-row-off-by-a-cent", "derived", "billing.ledger", _on_path("/v1/billing/transactions", _newest_row_off),
      LEDGER),
-    ("balance-disagrees-with-ledger", "derived", "billing.ledger", _on_path("/v1/billing/balance", _balance_off),
+    ("balance-disagrees-with-ledger", "derived", "§10.1#1", _on_path("/v1/billing/balance", _balance_off),
      LEDGER),
     ("trend-disagrees-with-month-spent", "derived", "billing.month_spent",
      _on_path("/v1/billing/usage-trend", _trend_off), MONTH),

@@ -1,0 +1,231 @@
+"""Benchwright's drift catalogue clause by clause, for the clauses no drift of tests/drift/test_benchwright*.py
+breaks alone (contracts/benchwright/clauses.py): each drift, injected around the unmodified mock, breaks
+one clause, and the check that asserts the clause must catch it and name it (its clause id, or the suite
+claim id the clause lists in `via`), filed under the clause's section. The unmodified mock passes the
+same checks. Ids are `kind:<clause>:<name>` (tests/drift/test_clause_drifts.py reads them).
+
+§2.0 the /api surface, §2.1 a token's shape, rotation and last use, §2.4#8 revocation, §4.2.1/§4.2.2
+the natural-language and pinned launches, §4.4 child_forks, §4.6 halt, §4.8#4 the restamped
+fingerprint, §4.11 pause and resume, §5.1#8 the events page size, §5.2 the stream's shape and end,
+§10.1#2 month_spent."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from contracts.benchwright.suite import (
+    test_credentials,
+    test_derived,
+    test_launch_modes,
+    test_lifecycle,
+    test_pagination,
+    test_run_resources,
+    test_scopes,
+    test_sse,
+)
+from contracts.benchwright.suite._support import finished_run, new_session
+from contracts.runner.claims import CLAIMS
+from contracts.runner.http import SuiteClient
+from contracts.runner.safety import RunPolicy
+from contracts.runner.session import resolve
+from mock_server.app import create_app
+from tests.benchwright.drift import Drifted, StreamRewrite, clauses_named
+from tests.drift.harness import Rewrite, served, set_status
+from tests.drifting import Rewrite as SharedRewrite
+
+# -- running one suite check with the fixtures it takes -------------------------------------------------
+
+
+def _fixture(function):
+    return getattr(function, "__wrapped__", None) or function.__pytest_wrapped__.obj
+
+
+FIXTURES: dict[str, Callable[[Any, Any, RunPolicy], Any]] = {
+    "client": lambda client, target, policy: client,
+    "target": lambda client, target, policy: target,
+    "policy": lambda client, target, policy: policy,
+    "session_cookie": lambda client, target, policy: new_session(target),
+    "mock_only": lambda client, target, policy: None,
+    "spent_run": lambda client, target, policy: finished_run(client, target),
+    "finished": lambda client, target, policy: _fixture(test_sse.finished)(client, target),
+}
+
+
+def check(function: Callable[..., Any], *fixtures: str) -> Callable[[str], Any]:
+    """`function` (a suite check) against the served app at `url`, its fixtures built as the suite builds them."""
+
+    def run(url: str):
+        target = resolve("benchwright", {"BW_API_URL": url})
+        policy = RunPolicy(live=False)
+        client = SuiteClient(target.base_url, policy, target.credential)
+        try:
+            function(*(FIXTURES[name](client, target, policy) for name in fixtures))
+        finally:
+            client.close()
+
+    return run
+
+
+REVOKED = check(test_scopes.test_revoked_token_gets_auth_required, "client", "target", "session_cookie", "mock_only")
+ROTATION = check(
+    test_credentials.test_rotation_kills_the_old_value_at_once, "client", "target", "session_cookie", "mock_only"
+)
+API_PREFIX = check(test_credentials.test_api_prefix_expects_a_browser_session, "client")
+EVENT_CLAMP = check(test_pagination.test_event_clamp, "client", "target")
+MODES = check(test_launch_modes.test_each_launch_mode_answers_the_one_202_shape, "client", "target", "policy")
+FORK = check(test_run_resources.test_fork_derives_from_its_parent, "client", "target", "policy", "mock_only")
+PATCH = check(test_run_resources.test_patch_takes_two_fields, "client", "target", "policy", "mock_only")
+STREAM = check(test_sse.test_finished_run_backfills_then_run_finished, "target", "finished")
+MONTH = check(test_derived.test_month_spent_is_the_months_debits, "client", "spent_run")
+HALT = check(test_lifecycle.test_halt_and_pause_answer_as_documented, "client", "target", "policy", "mock_only")
+
+# -- drifts ----------------------------------------------------------------------------------------------
+
+RUN = r"^/v1/runs/[^/:]+$"
+
+
+def answer(pattern: str, fn: Callable[[dict[str, Any], dict[str, Any]], Any], method: str = "GET"):
+    """Edit the JSON object answers of `method` requests on `/v1` paths matching `pattern` (`fn(scope, body)`)."""
+    rx = re.compile(pattern)
+
+    def hook(scope, status, headers, body):
+        if scope["method"] == method and rx.search(scope["path"]) and isinstance(body, dict):
+            fn(scope, body)
+        return status, body
+
+    return lambda app: Drifted(app, response=hook)
+
+
+def _revoked_as_expired(scope, body):
+    if body.get("code") == "auth_required" and body.get("status") == 401:
+        body["code"] = "token_expired"
+
+
+def _rotated_unprefixed(scope, body):
+    if isinstance(body.get("token"), str):
+        body["token"] = body["token"].removeprefix("bw_live_pat_")
+
+
+def _rotated_under_another_id(scope, body):
+    if "token" in body:
+        body["id"] = str(uuid.UUID(int=1))
+
+
+def _never_used(scope, body):
+    for row in body.get("data") or []:
+        row["last_used_at"] = None
+
+
+def _default_page_100(scope):
+    query = scope.get("query_string", b"")
+    if re.search(r"/v1/runs/[^/]+/events$", scope["path"]) and b"limit=" not in query:
+        scope["query_string"] = query + (b"&" if query else b"") + b"limit=100"
+
+
+def _natural_language_refused(scope, request, status, headers, raw):
+    if scope["method"] == "POST" and scope["path"] == "/v1/runs" and b'"request"' in request and status == 202:
+        return 400, headers, raw
+    return None
+
+
+def _pinned_reads_another_benchmark(scope, body):
+    if "mmlu" in str(body.get("benchmark_id") or "").lower():
+        body["benchmark_id"] = "bm_gsm8k"
+
+
+def _child_forks_empty(scope, body):
+    if "child_forks" in body:
+        body["child_forks"] = []
+
+
+def _fingerprint_stale(scope, body):
+    if body.get("fingerprint_hash"):
+        body["fingerprint_hash"] = "0" * 64
+
+
+def _month_spent_off(scope, body):
+    if scope["path"] == "/v1/billing/balance" and isinstance(body.get("month_spent"), dict):
+        body["month_spent"]["amount_cents"] += 1
+    if scope["path"] == "/v1/billing/usage-trend" and isinstance(body.get("current_month_cents"), int):
+        body["current_month_cents"] += 1
+
+
+def _halt_reason_dropped(scope, body):
+    if isinstance(body.get("halt_reason"), str):
+        body["halt_reason"] = body["halt_reason"].split(":")[0]
+
+
+FINISHED = re.compile(rb"(?:id: \d+\r?\n)?event: run\.finished\r?\n(?:data: [^\n]*\r?\n)*\r?\n")
+SSE_ID = re.compile(rb"^id: (\d+)", re.MULTILINE)
+
+# (kind, clause, name, wrap(app) -> app, check(url))
+DRIFTS: list[tuple[str, str, str, Any, Any]] = [
+    ("credentials", "§2.0#1", "api-serves-a-pat",
+     lambda app: Rewrite(app, set_status(200, lambda s, st: s["path"].startswith("/api/") and st == 401)), API_PREFIX),
+    ("credentials", "§2.1#1", "rotated-value-unprefixed", answer(r":rotate$", _rotated_unprefixed, "POST"), ROTATION),
+    ("credentials", "§2.1#2", "rotation-answers-another-id", answer(r":rotate$", _rotated_under_another_id, "POST"),
+     ROTATION),
+    ("credentials", "§2.1#3", "last-used-never-set", answer(r"^/v1/tokens$", _never_used), ROTATION),
+    ("credentials", "§2.4#8", "revoked-answered-as-expired", answer(r"^/v1/runs$", _revoked_as_expired), REVOKED),
+    ("launch", "§4.2.1", "natural-language-refused", lambda app: SharedRewrite(app, _natural_language_refused), MODES),
+    ("launch", "§4.2.2", "pinned-reads-another-benchmark", answer(RUN, _pinned_reads_another_benchmark), MODES),
+    ("runs", "§4.4", "child-forks-empty", answer(RUN, _child_forks_empty), FORK),
+    ("runs", "§4.8#4", "fingerprint-hash-stale", answer(RUN, _fingerprint_stale), PATCH),
+    ("lifecycle", "§4.6", "halt-drops-the-reason", answer(r"/halt$", _halt_reason_dropped, "POST"), HALT),
+    ("lifecycle", "§4.11", "second-pause-accepted",
+     lambda app: Rewrite(app, set_status(200, lambda s, st: s["path"].endswith("/pause") and st == 409)), HALT),
+    ("cursors", "§5.1#8", "events-default-page-100", lambda app: Drifted(app, request=_default_page_100),
+     EVENT_CLAMP),
+    ("streams", "§5.2#2", "sse-id-not-the-seq", lambda app: StreamRewrite(app, lambda c: SSE_ID.sub(rb"id: e\1", c)),
+     STREAM),
+    ("streams", "§5.2#3", "stream-without-run-finished", lambda app: StreamRewrite(app, lambda c: FINISHED.sub(b"", c)),
+     STREAM),
+    ("derived", "§10.1#2", "month-spent-not-the-debits",
+     lambda app: Drifted(app, response=lambda s, st, h, b: (st, _month_spent_off(s, b) or b) if isinstance(b, dict)
+                         else (st, b)), MONTH),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("kind", "clause", "name", "wrap", "run"), DRIFTS, ids=[f"{d[0]}:{d[1]}:{d[2]}" for d in DRIFTS]
+)
+def test_clause_drift_is_caught_under_its_clause(kind, clause, name, wrap, run):
+    with served(wrap(create_app())) as url:
+        found = clauses_named(lambda: run(url))
+    assert clause in found, f"{name}: expected a drift naming {clause}; the check named {sorted(found) or 'nothing'}"
+    section = clause.partition("#")[0]
+    filed = {CLAIMS[claim].section for claim in found if claim in CLAIMS}
+    assert section in filed, f"{name}: {clause} is not filed under {section} (filed under {sorted(filed)})"
+
+
+CHECKS = {
+    "revoked": REVOKED,
+    "rotation": ROTATION,
+    "api-prefix": API_PREFIX,
+    "event-clamp": EVENT_CLAMP,
+    "modes": MODES,
+    "fork": FORK,
+    "patch": PATCH,
+    "stream": STREAM,
+    "month": MONTH,
+    "halt": HALT,
+}
+
+
+@pytest.mark.parametrize("name", list(CHECKS))
+def test_unmodified_mock_passes_the_clause_checks(name):
+    with served(create_app()) as url:
+        found = clauses_named(lambda: CHECKS[name](url))
+    assert not found, f"{name}: drift reported on the unmodified mock: {sorted(found)}"
+
+
+def test_every_clause_check_has_a_drift():
+    """Each check this file runs is proven by at least one drift it catches."""
+    proven = {id(drift[4]) for drift in DRIFTS}
+    assert not [name for name, run in CHECKS.items() if id(run) not in proven]
+
