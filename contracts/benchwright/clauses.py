@@ -35,8 +35,9 @@ CLAUSES = [
         reason="audit storage: a revoked row is surfaced nowhere (no revoked_at, filtered out of the list)",
     ),
     # §2.2 Scopes
-    Clause("§2.2#1", "a token lacking the scope is 403 scope_insufficient naming required_scope",
-           via=("scopes.enforced",)),  # fmt: skip
+    Clause(
+        "§2.2#1", "a token lacking the scope is 403 scope_insufficient naming required_scope", via=("scopes.enforced",)
+    ),
     Clause(
         "§2.2#2",
         "registry reads and public or unlisted runs' read surface serve anyone; private runs' never do",
@@ -105,8 +106,11 @@ CLAUSES = [
     ),
     Clause("§3.9#2", "a problem's status member is the HTTP status"),
     # §4.1.1 status, display_status, halt_reason (and the Run object's cost fields, §4.1)
-    Clause("§4.1.1#1", "display_status folds halted and halt_reason into status as tabulated",
-           via=("lifecycle.display_status",)),  # fmt: skip
+    Clause(
+        "§4.1.1#1",
+        "display_status folds halted and halt_reason into status as tabulated",
+        via=("lifecycle.display_status",),
+    ),
     Clause("§4.1.1#2", "a run's incurred and billed costs are the sums of their parts (§4.1)", via=("runs.cost",)),
     # §4.3 fork
     Clause("§4.3#1", "a fork without a description is 400"),
@@ -150,8 +154,7 @@ CLAUSES = [
     Clause("§5.2#4", "keep-alives are `event: ping` at the documented interval", via=("sse.keepalive",)),
     # §6.1 artifacts list
     Clause("§6.1#1", "the type filter returns only that type", via=("artifacts.filter",)),
-    Clause("§6.1#2", "rows carry seq, invocation and their content URL; versions count up",
-           via=("artifacts.listing",)),  # fmt: skip
+    Clause("§6.1#2", "rows carry seq, invocation and their content URL; versions count up", via=("artifacts.listing",)),
     # §6.3 artifact content
     Clause("§6.3#1", "content is served whole with the row's mime and size", via=("artifacts.content",)),
     Clause("§6.3#2", "active content is served as text/plain with nosniff", via=("artifacts.active_content",)),
@@ -162,10 +165,14 @@ CLAUSES = [
     Clause("§7.1#4", "passed is score >= 1.0", via=("tasks.passed",)),
     Clause("§7.1#5", "the summary's counts and pass_rate agree with each other and the rows", via=("tasks.summary",)),
     # §7.2 payload
-    Clause("§7.2#1", "a payload repeats its row's addressing and score; raw=0 drops raw_output only",
-           via=("tasks.payload",)),  # fmt: skip
-    Clause("§7.2#2", "without ?trial the payload is the best-scoring trial, ties to the lowest",
-           via=("tasks.best_trial",)),  # fmt: skip
+    Clause(
+        "§7.2#1",
+        "a payload repeats its row's addressing and score; raw=0 drops raw_output only",
+        via=("tasks.payload",),
+    ),
+    Clause(
+        "§7.2#2", "without ?trial the payload is the best-scoring trial, ties to the lowest", via=("tasks.best_trial",)
+    ),
     # §9.6 Host policy
     Clause("§9.6#1", "entries carry their source; the starter pack adds its hosts", via=("host_policy.rules",)),
     Clause("§9.6#2", "default_mode is allow until PATCH /host-policy/default flips it", via=("host_policy.default",)),
@@ -181,15 +188,27 @@ CLAUSES = [
     Clause("§11#1", "only the schema's keys are writable; validated keys refuse bad values", via=("settings.keys",)),
     Clause("§11#2", "a PUT value is what GET returns, until DELETE", via=("settings.roundtrip",)),
     # §12a Operators
-    Clause("§12a#1", "an operator boots, lists and runs under a unique name; stop and shutdown as documented",
-           via=("operators.lifecycle",)),  # fmt: skip
-    Clause("§12a#2", "pending counts agree with the items; only withdrawable items can be taken back",
-           via=("operators.pending",)),  # fmt: skip
+    Clause(
+        "§12a#1",
+        "an operator boots, lists and runs under a unique name; stop and shutdown as documented",
+        via=("operators.lifecycle",),
+    ),
+    Clause(
+        "§12a#2",
+        "pending counts agree with the items; only withdrawable items can be taken back",
+        via=("operators.pending",),
+    ),
     # §13 Rate limits
-    Clause("§13#1", "X-RateLimit-* headers on authenticated answers only, whole numbers, remaining <= limit",
-           via=("ratelimit.headers",)),  # fmt: skip
-    Clause("§13#2", "Remaining counts down the account's bucket, as /users/me/rate-limits says",
-           via=("ratelimit.counters",)),  # fmt: skip
+    Clause(
+        "§13#1",
+        "X-RateLimit-* headers on authenticated answers only, whole numbers, remaining <= limit",
+        via=("ratelimit.headers",),
+    ),
+    Clause(
+        "§13#2",
+        "Remaining counts down the account's bucket, as /users/me/rate-limits says",
+        via=("ratelimit.counters",),
+    ),
     Clause("§13#3", "past the quota a request is 429 rate_limited with Retry-After", via=("ratelimit.exceeded",)),
 ]
 

@@ -64,9 +64,7 @@ def response_findings(
     if not lower.get("x-benchwright-request-id"):
         findings.append(("headers.request_id", "X-Benchwright-Request-Id is missing"))
     if lower.get("x-benchwright-api-version") != "1":
-        findings.append(
-            ("§1#2", f"X-Benchwright-Api-Version is {lower.get('x-benchwright-api-version')!r}")
-        )
+        findings.append(("§1#2", f"X-Benchwright-Api-Version is {lower.get('x-benchwright-api-version')!r}"))
     etag = lower.get("etag")
     if etag is not None and not WEAK_ETAG.match(etag):
         findings.append(("etag.weak", f'ETag {etag!r} is not W/"<id>:<epoch ms>"'))

@@ -35,12 +35,12 @@ from contracts.runner.session import resolve
 from mock_server.app import create_app
 from mock_server.policies.idempotency import IdempotencyCache
 from tests.benchwright.drift import (
-    clauses_named,
     Drifted,
     GlobalIdempotency,
     InFlightDuplicates,
     InFlightQueued,
     StreamRewrite,
+    clauses_named,
     drop_query_parameter,
     drop_request_header,
 )

@@ -228,4 +228,3 @@ def test_every_clause_check_has_a_drift():
     """Each check this file runs is proven by at least one drift it catches."""
     proven = {id(drift[4]) for drift in DRIFTS}
     assert not [name for name, run in CHECKS.items() if id(run) not in proven]
-
