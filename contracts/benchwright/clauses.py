@@ -173,6 +173,35 @@ CLAUSES = [
     Clause(
         "§7.2#2", "without ?trial the payload is the best-scoring trial, ties to the lowest", via=("tasks.best_trial",)
     ),
+    # §8.1 the registry summary
+    Clause("§8.1#1", "each summary row's counters are what the full tree holds", via=("registry.summary",)),
+    Clause("§8.1#2", "facets and agg appear only with counts=1"),
+    # §8.3 first-class reads
+    Clause("§8.3#1", "stats count what the tree holds; the distribution has a row per sample", via=("registry.reads",)),
+    Clause("§8.3#2", "dataset/info is the dataset's rows and size; the dataset is a JSONL attachment"),
+    Clause("§8.3#3", "the leaderboard is the best score per model among the subset's public runs"),
+    # §8.4 publish
+    Clause("§8.4#1", "an empty body publishes: visibility public", via=("registry.publish",)),
+    Clause("§8.4#2", "publishing a run that is not ok is 409 visibility_constraint_violated"),
+    Clause("§8.4#3", "the answer echoes the run's fingerprint_hash"),
+    Clause("§8.4#4", "a published run is projected into the catalog"),
+    # §8.5 create a benchmark
+    Clause(
+        "§8.5#1", "a created benchmark's id is bm_-prefixed, with the name sent", via=("registry.create_benchmark",)
+    ),
+    Clause("§8.5#2", "a created benchmark reports the literal visibility private"),
+    # §8.6 create a subset
+    Clause(
+        "§8.6#1",
+        "subsets are content-addressed: the same tasks answer 200 created false",
+        via=("registry.create_subset",),
+    ),
+    Clause("§8.6#2", "more than 1000 tasks in one request is 400"),
+    Clause("§8.6#3", "a frozen subset refuses appends (409 subset_frozen)"),
+    # §8.8 updating
+    Clause("§8.8#1", "PATCH answers {id, ok}, not the object, and refuses unknown fields", via=("registry.update",)),
+    Clause("§8.8#2", "a non-admin official=true is refused"),
+    Clause("§8.8#3", "freezing a subset is one-way: rolling true again is refused"),
     # §9.6 Host policy
     Clause("§9.6#1", "entries carry their source; the starter pack adds its hosts", via=("host_policy.rules",)),
     Clause("§9.6#2", "default_mode is allow until PATCH /host-policy/default flips it", via=("host_policy.default",)),
@@ -230,6 +259,12 @@ SECTIONS = {
     "§4.8": "only visibility and review_resolution are patchable",
     "§4.9": "narration is opt-in, slice-checked, windowed by seq and cached per last_seq",
     "§4.10": "phase stats of the finalized runs",
+    "§8.1": "the summary catalog's counters agree with the full tree it abbreviates",
+    "§8.3": "the first-class reads agree with each other: stats, datasets, leaderboards",
+    "§8.4": "publish defaults to public, echoes the run's fingerprint, refuses non-ok runs",
+    "§8.5": "a created benchmark is bm_-prefixed and reports a literal private",
+    "§8.6": "subsets are content-addressed by tasks, capped per request, frozen ones refuse appends",
+    "§8.8": "PATCH answers {id, ok}, refuses unknown fields and official, and freezes one way",
     "§10.1": "the balance and month_spent agree with the ledger",
     "§14": "every error code is one the reference documents for the operation",
 }

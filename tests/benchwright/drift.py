@@ -23,7 +23,7 @@ ResponseHook = Callable[[dict[str, Any], int, list[tuple[bytes, bytes]], Any], t
 
 def Drifted(app: Any, request: RequestHook | None = None, response: ResponseHook | None = None) -> Any:
     """The shared drift wrapper (`tests.drifting`) on `/v1` paths, with a hook over parsed JSON
-    answers; anything that is not JSON passes through as it is produced."""
+    answers; anything that is not one JSON document passes through as it is produced."""
 
     def answer(scope: dict[str, Any], _request: bytes, status: int, headers: list, raw: bytes):
         body = orjson.loads(raw) if raw else None
@@ -35,7 +35,8 @@ def Drifted(app: Any, request: RequestHook | None = None, response: ResponseHook
         answer if response is not None else None,
         request,
         applies=lambda path: path.startswith("/v1/"),
-        stream=lambda media: b"json" not in media,
+        # a JSON document is parsed; anything else (an event stream, an NDJSON dataset) passes as produced
+        stream=lambda media: b"json" not in media or b"ndjson" in media,
     )
 
 
