@@ -154,10 +154,22 @@ CLAUSES = [
     Clause("§5.2#4", "keep-alives are `event: ping` at the documented interval", via=("sse.keepalive",)),
     # §6.1 artifacts list
     Clause("§6.1#1", "the type filter returns only that type", via=("artifacts.filter",)),
-    Clause("§6.1#2", "rows carry seq, invocation and their content URL; versions count up", via=("artifacts.listing",)),
+    Clause("§6.1#2", "every row carries seq, invocation and its content URL", via=("artifacts.listing",)),
+    Clause("§6.1#3", "versioned types count 1..latest_version per name with include_versions, only the latest without"),
+    # §6.2 artifact detail
+    Clause("§6.2#1", "the detail carries no version or latest_version", via=("artifacts.detail",)),
+    Clause("§6.2#2", "otherwise the detail is its list row"),
     # §6.3 artifact content
-    Clause("§6.3#1", "content is served whole with the row's mime and size", via=("artifacts.content",)),
+    Clause("§6.3#1", "content is served whole as the row's mime", via=("artifacts.content",)),
     Clause("§6.3#2", "active content is served as text/plain with nosniff", via=("artifacts.active_content",)),
+    Clause("§6.3#3", "size_bytes counts the content's characters"),
+    # §6.4 fingerprint
+    Clause(
+        "§6.4#1",
+        "the fingerprint's hash is the run's fingerprint_hash, where the chain ends",
+        via=("artifacts.fingerprint",),
+    ),
+    Clause("§6.4#2", "each component is the event at its seq, and its canonical string parses back to its data"),
     # §7.1 tasks
     Clause("§7.1#1", "the passed filter returns only rows with that passed", via=("tasks.filter",)),
     Clause("§7.1#2", "error_class is derived, never null, one of the documented buckets", via=("tasks.error_class",)),
@@ -165,13 +177,10 @@ CLAUSES = [
     Clause("§7.1#4", "passed is score >= 1.0", via=("tasks.passed",)),
     Clause("§7.1#5", "the summary's counts and pass_rate agree with each other and the rows", via=("tasks.summary",)),
     # §7.2 payload
+    Clause("§7.2#1", "a payload repeats its row's addressing and score", via=("tasks.payload",)),
+    Clause("§7.2#2", "raw=0 drops raw_output and nothing else"),
     Clause(
-        "§7.2#1",
-        "a payload repeats its row's addressing and score; raw=0 drops raw_output only",
-        via=("tasks.payload",),
-    ),
-    Clause(
-        "§7.2#2", "without ?trial the payload is the best-scoring trial, ties to the lowest", via=("tasks.best_trial",)
+        "§7.2#3", "without ?trial the payload is the best-scoring trial, ties to the lowest", via=("tasks.best_trial",)
     ),
     # §8.1 the registry summary
     Clause("§8.1#1", "each summary row's counters are what the full tree holds", via=("registry.summary",)),
@@ -202,6 +211,15 @@ CLAUSES = [
     Clause("§8.8#1", "PATCH answers {id, ok}, not the object, and refuses unknown fields", via=("registry.update",)),
     Clause("§8.8#2", "a non-admin official=true is refused"),
     Clause("§8.8#3", "freezing a subset is one-way: rolling true again is refused"),
+    # §8.9 editing a built benchmark
+    Clause("§8.9#1", "a recipe patch merges and reports what changed; the subset id stays", via=("registry.build",)),
+    Clause("§8.9#2", "a tasks patch forks a new subset and retires the old, which then refuses edits (409)"),
+    Clause("§8.9#3", "editing the samples back to a retired set revives that subset, minting no third"),
+    Clause(
+        "§8.9#4",
+        "a handle resolves or refuses: a shared name is 409 ambiguous, a run-projected subset"
+        " 404 not_authored, an unknown one 404",
+    ),
     # §9.6 Host policy
     Clause("§9.6#1", "entries carry their source; the starter pack adds its hosts", via=("host_policy.rules",)),
     Clause("§9.6#2", "default_mode is allow until PATCH /host-policy/default flips it", via=("host_policy.default",)),
@@ -259,12 +277,18 @@ SECTIONS = {
     "§4.8": "only visibility and review_resolution are patchable",
     "§4.9": "narration is opt-in, slice-checked, windowed by seq and cached per last_seq",
     "§4.10": "phase stats of the finalized runs",
+    "§6.1": "artifact rows carry seq, invocation and their content URL; versions count up",
+    "§6.2": "an artifact's detail is its list row without version and latest_version",
+    "§6.3": "content is served whole with the row's mime and size_bytes characters",
+    "§6.4": "the fingerprint's hash is the run's and its components derive from data",
+    "§7.2": "a payload repeats its row's addressing and score; raw=0 drops raw_output only",
     "§8.1": "the summary catalog's counters agree with the full tree it abbreviates",
     "§8.3": "the first-class reads agree with each other: stats, datasets, leaderboards",
     "§8.4": "publish defaults to public, echoes the run's fingerprint, refuses non-ok runs",
     "§8.5": "a created benchmark is bm_-prefixed and reports a literal private",
     "§8.6": "subsets are content-addressed by tasks, capped per request, frozen ones refuse appends",
     "§8.8": "PATCH answers {id, ok}, refuses unknown fields and official, and freezes one way",
+    "§8.9": "recipe patches merge and report changes; task patches fork and retire the old",
     "§10.1": "the balance and month_spent agree with the ledger",
     "§14": "every error code is one the reference documents for the operation",
 }

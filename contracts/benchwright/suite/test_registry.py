@@ -498,7 +498,7 @@ def test_build_edits_version_as_documented(client, policy):
     named = {value for value in fork.values() if isinstance(value, str) and value.startswith("sub_")}
     expect(
         edited.status_code == 200 and subset in named and len(named) >= 2,
-        "registry.build",
+        "§8.9#2",
         "PATCH /v1/build/subsets/{id}/tasks",
         f"a tasks patch answered {edited.status_code} {fork}: it should name the old and the new subset",
         edited,
@@ -506,7 +506,7 @@ def test_build_edits_version_as_documented(client, policy):
     stale = client.patch(f"/v1/build/subsets/{subset}/tasks", json={"delete": ["new"]})
     expect(
         stale.status_code == 409 and code_of(stale) == "superseded",
-        "registry.build",
+        "§8.9#2",
         "PATCH /v1/build/subsets/{id}/tasks",
         f"editing the retired subset answered {stale.status_code} {code_of(stale)}",
         stale,
@@ -516,7 +516,7 @@ def test_build_edits_version_as_documented(client, policy):
     revived = body_of(back) or {}
     expect(
         back.status_code == 200 and revived.get("id") == subset,
-        "registry.build",
+        "§8.9#3",
         "PATCH /v1/build/subsets/{id}/tasks",
         f"editing the samples back to the retired set answered {back.status_code} with id {revived.get('id')!r}, "
         f"not the retired {subset}",
@@ -533,7 +533,7 @@ def test_build_handles_resolve_or_refuse(client, policy):
         response = client.get(f"/v1/build/subsets/{projected[0]}")
         expect(
             response.status_code == 404 and code_of(response) == "not_authored",
-            "registry.build",
+            "§8.9#4",
             "GET /v1/build/subsets/{id}",
             f"a run-projected subset answered {response.status_code} {code_of(response)}",
             response,
@@ -541,7 +541,7 @@ def test_build_handles_resolve_or_refuse(client, policy):
     unknown = client.get(f"/v1/build/subsets/no-such-benchmark-{uuid.uuid4().hex[:8]}")
     expect(
         unknown.status_code == 404,
-        "registry.build",
+        "§8.9#4",
         "GET /v1/build/subsets/{id}",
         f"an unknown name answered {unknown.status_code}",
         unknown,
@@ -553,7 +553,7 @@ def test_build_handles_resolve_or_refuse(client, policy):
     twin = client.get(f"/v1/build/subsets/{name}")
     expect(
         twin.status_code == 409 and code_of(twin) == "ambiguous",
-        "registry.build",
+        "§8.9#4",
         "GET /v1/build/subsets/{id}",
         f"a name two benchmarks share answered {twin.status_code} {code_of(twin)}",
         twin,
