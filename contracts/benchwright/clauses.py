@@ -220,9 +220,36 @@ CLAUSES = [
         "a handle resolves or refuses: a shared name is 409 ambiguous, a run-projected subset"
         " 404 not_authored, an unknown one 404",
     ),
+    # §9.2 POST /v1/secrets
+    Clause("§9.2#1", "inline rules are validated (inject kinds, identifier names)", via=("secrets.rules",)),
+    Clause("§9.2#2", "a blank inline rule is skipped"),
+    Clause("§9.2#3", "each rule allows its host in the host policy"),
+    Clause("§9.2#4", "a second secret of the same name is refused, not renamed"),
+    # §9.3 rotation
+    Clause("§9.3#1", "PATCH answers {id}", via=("secrets.rotation",)),
+    Clause("§9.3#2", "a PATCH without value only relabels"),
     # §9.6 Host policy
-    Clause("§9.6#1", "entries carry their source; the starter pack adds its hosts", via=("host_policy.rules",)),
+    Clause("§9.6#1", "entries carry their source", via=("host_policy.rules",)),
     Clause("§9.6#2", "default_mode is allow until PATCH /host-policy/default flips it", via=("host_policy.default",)),
+    Clause("§9.6#3", "the starter pack adds its five hosts, sourced as the pack, and counts them"),
+    # §9.7 blocked-host log
+    Clause("§9.7#1", "blocked hosts carry their counts and sources", via=("blocked_hosts.log",)),
+    Clause("§9.7#2", "clearing a host drops it from the log"),
+    # §9a.1 registering a machine
+    Clause(
+        "§9a.1#1", "a registration is signed and its id is eg_ + 10 base32 characters", via=("egress.registration",)
+    ),
+    Clause("§9a.1#2", "a heartbeat cannot change the policy"),
+    Clause("§9a.1#3", "a fingerprint stays bound to its key: another key is refused"),
+    Clause("§9a.1#4", "a machine reads online only within the window of its last heartbeat"),
+    # §9a.3 serving work
+    Clause("§9a.3#1", "a pinned run is its machine's pending work until attach releases it", via=("egress.serving",)),
+    Clause("§9a.3#2", "the status read carries no connection details"),
+    # §9a.4 where the traffic went
+    Clause(
+        "§9a.4#1", "a host is routed through the tunnel exactly when the frozen policy says", via=("egress.routes",)
+    ),
+    Clause("§9a.4#2", "each route's seen_count and first/last seen agree"),
     # §10.1 balance
     Clause("§10.1#1", "the balance is the newest ledger row's balance_after"),
     Clause("§10.1#2", "month_spent is the month's debits"),
@@ -230,21 +257,22 @@ CLAUSES = [
     Clause("§10.4#1", "ledger rows chain: balance_after = previous + delta", via=("billing.ledger",)),
     # §10.6 usage trend
     Clause("§10.6#1", "six consecutive labelled months ending at the current one", via=("billing.trend",)),
-    Clause("§10.6#2", "current_month_cents is the month's debits", via=("billing.month_spent",)),
+    Clause("§10.6#2", "current_month_cents is month_spent", via=("billing.month_spent",)),
+    Clause("§10.6#3", "only the last bucket is current; current and previous month cents are those buckets"),
     # §11 Settings
     Clause("§11#1", "only the schema's keys are writable; validated keys refuse bad values", via=("settings.keys",)),
     Clause("§11#2", "a PUT value is what GET returns, until DELETE", via=("settings.roundtrip",)),
+    # §12 bug reports
+    Clause("§12#1", "a bug report answers 201 {id, status: open}", via=("bug_reports.create",)),
+    Clause("§12#2", "descriptions cap at 8000 characters"),
     # §12a Operators
-    Clause(
-        "§12a#1",
-        "an operator boots, lists and runs under a unique name; stop and shutdown as documented",
-        via=("operators.lifecycle",),
-    ),
-    Clause(
-        "§12a#2",
-        "pending counts agree with the items; only withdrawable items can be taken back",
-        via=("operators.pending",),
-    ),
+    Clause("§12a#1", "an operator boots, is listed and runs", via=("operators.lifecycle",)),
+    Clause("§12a#2", "pending counts agree with the items", via=("operators.pending",)),
+    Clause("§12a#3", "operator names are unique: a second of the same name is 409"),
+    Clause("§12a#4", "stop interrupts the turn and leaves the operator running"),
+    Clause("§12a#5", "shutdown keeps the operator, as stopped, and it takes no more messages"),
+    Clause("§12a#6", "an item is withdrawable exactly in the states that allow it"),
+    Clause("§12a#7", "a withdrawn item leaves the queue; withdrawing it again is 404"),
     # §13 Rate limits
     Clause(
         "§13#1",
@@ -289,6 +317,16 @@ SECTIONS = {
     "§8.6": "subsets are content-addressed by tasks, capped per request, frozen ones refuse appends",
     "§8.8": "PATCH answers {id, ok}, refuses unknown fields and official, and freezes one way",
     "§8.9": "recipe patches merge and report changes; task patches fork and retire the old",
+    "§9.2": "rules are validated, blank inline ones skipped, and each allows its host",
+    "§9.3": "PATCH answers {id}; without a value it only relabels",
+    "§9.6": "host policy entries carry their source; the starter pack adds the five hosts",
+    "§9.7": "blocked hosts carry their counts and sources; clearing a host drops it",
+    "§9a.1": "a registration is signed, its id is eg_ + 10 base32 characters, and a heartbeat cannot change policy",
+    "§9a.3": "a pinned run is its machine's pending work until attach releases it",
+    "§9a.4": "a host is routed through the tunnel exactly when the frozen policy says",
     "§10.1": "the balance and month_spent agree with the ledger",
+    "§10.6": "the usage trend is six consecutive labelled months ending at the current one",
+    "§12": "a bug report answers 201 {id, status: open}; descriptions cap at 8000",
+    "§12a": "operators: lifecycle, unique names, stop and shutdown, the pending queue",
     "§14": "every error code is one the reference documents for the operation",
 }

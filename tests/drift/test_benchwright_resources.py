@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
+import orjson
 import pytest
 
 from contracts.benchwright.suite import (
@@ -35,6 +36,7 @@ from mock_server.app import create_app
 from tests.benchwright.drift import Drifted, clauses_named, drop_query_parameter
 from tests.drift.harness import Rewrite, on_headers, served, set_status
 from tests.drift.test_benchwright import runs
+from tests.drifting import Rewrite as SharedRewrite
 
 
 def _check(function: Callable[..., None]) -> Callable[[str], None]:
@@ -353,6 +355,19 @@ def _trend_month_skipped(scope, body):
         months[0]["month"] = "2000-01"
 
 
+def _heartbeat_resets_policy(scope, request, status, headers, raw):
+    """A heartbeat (a registration that sends no `mode`) answers, and stores, the default `hosts` policy."""
+    if scope["method"] != "POST" or scope["path"] != "/v1/egress/endpoints" or b'"mode"' in request:
+        return None
+    if not raw.startswith(b"{") or status >= 300:
+        return None
+    body = orjson.loads(raw)
+    body.update(mode="hosts", allow_hosts=[])
+    out = orjson.dumps(body)
+    kept = [(k, v) for k, v in headers if k != b"content-length"]
+    return status, [*kept, (b"content-length", str(len(out)).encode())], out
+
+
 def _trend_current_first(scope, body):
     for index, row in enumerate((body.get("months") if isinstance(body, dict) else None) or []):
         row["current"] = index == 0
@@ -613,21 +628,21 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("task-cap-unenforced", "registry", "§8.6#2", _status(201, r"/subsets$", 400, "POST"),
      CREATE_SUBSET),
     # vault (§9, §9a)
-    ("rule-host-not-allowed", "vault", "secrets.rules", _body(r"^/v1/host-policy$", _no_auto_entries), RULES),
-    ("blank-rule-kept", "vault", "secrets.rules", _body(r"^/v1/secrets$", _blank_rule_kept, "GET"), RULES),
-    ("name-conflict-renamed", "vault", "secrets.rules",
+    ("rule-host-not-allowed", "vault", "§9.2#3", _body(r"^/v1/host-policy$", _no_auto_entries), RULES),
+    ("blank-rule-kept", "vault", "§9.2#2", _body(r"^/v1/secrets$", _blank_rule_kept, "GET"), RULES),
+    ("name-conflict-renamed", "vault", "§9.2#4",
      _body(r"^/v1/secrets$", lambda s, b: b.__setitem__("code", "conflict") if b.get("code") == "name_conflict"
            else None), RULES),
-    ("relabel-ignored", "vault", "secrets.rotation", _body(r"^/v1/secrets$", _description_dropped, "GET"), ROTATION),
+    ("relabel-ignored", "vault", "§9.3#2", _body(r"^/v1/secrets$", _description_dropped, "GET"), ROTATION),
     ("rotation-answers-the-secret", "vault", "secrets.rotation",
      _body(r"^/v1/secrets/[^/]+$", lambda s, b: b.__setitem__("name", "X"), "PATCH"), ROTATION),
     ("rule-as-an-object", "vault", "secrets.rule_routes", _body(r"/rules$", _rule_unwrapped, "POST"), RULE_ROUTES),
     ("user-entry-withdrawn", "vault", "secrets.delete", _body(r"^/v1/host-policy$", _user_entries_withdrawn),
      RULE_ROUTES),
     ("source-mislabelled", "vault", "host_policy.rules", _body(r"^/v1/host-policy$", _all_auto), HOST_POLICY),
-    ("starter-pack-miscounted", "vault", "host_policy.rules",
+    ("starter-pack-miscounted", "vault", "§9.6#3",
      _body(r":starter-pack$", lambda s, b: b.__setitem__("added", b.get("added", 0) + 1)), HOST_POLICY),
-    ("starter-pack-as-user", "vault", "host_policy.rules",
+    ("starter-pack-as-user", "vault", "§9.6#3",
      _body(r"^/v1/host-policy$", lambda s, b: [row.__setitem__("source", "user") for row in b.get("data") or []
                                                  if row.get("source") == "starter_pack"] and None), HOST_POLICY),
     ("default-mode-frozen", "vault", "host_policy.default", _body(r"^/v1/host-policy$", _default_frozen),
@@ -635,27 +650,26 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("default-mode-block", "vault", "host_policy.default", _body(r"^/v1/host-policy$", _default_block),
      FRESH_DEFAULT),
     ("egress-id-unchecked", "vault", "egress.registration", _status(201, r"^/v1/egress/endpoints$", 400), EGRESS),
-    ("heartbeat-resets-policy", "egress", "egress.registration",
-     _body(r"^/v1/egress/endpoints$", lambda s, b: b.__setitem__("mode", "hosts") if "mode" in b else None, "POST"),
+    ("heartbeat-resets-policy", "egress", "§9a.1#2", lambda app: SharedRewrite(app, _heartbeat_resets_policy),
      REGISTRATION),
-    ("fingerprint-repointed", "egress", "egress.registration", _status(200, r"^/v1/egress/endpoints$", 409),
+    ("fingerprint-repointed", "egress", "§9a.1#3", _status(200, r"^/v1/egress/endpoints$", 409),
      REGISTRATION),
-    ("offline-reads-online", "egress", "egress.registration",
+    ("offline-reads-online", "egress", "§9a.1#4",
      _body(r"^/v1/egress/endpoints$", _each_row(lambda row: row.__setitem__("online", True)), "GET"), REGISTRATION),
     ("down-machine-accepted", "egress", "egress.launch", _status(202, r"^/v1/runs$", 412, "POST"), PINNED),
     ("pending-without-policy", "egress", "egress.serving",
      _body(r"/local-egress/pending$", lambda s, b: b.pop("allow_hosts", None) and None), SERVING),
-    ("status-leaks-connection", "egress", "egress.serving",
+    ("status-leaks-connection", "egress", "§9a.3#2",
      _body(r"^/v1/local-egress/les_[^/]+$", lambda s, b: b.__setitem__("connection", {"url": "wss://x"})), SERVING),
     ("routes-all-direct", "egress", "egress.routes",
      _body(r"/egress-routes$", _each_row(lambda row: row.__setitem__("route", "direct"))), SERVING),
-    ("routes-seen-reversed", "egress", "egress.routes", _body(r"/egress-routes$", _each_row(_seen_reversed)),
+    ("routes-seen-reversed", "egress", "§9a.4#2", _body(r"/egress-routes$", _each_row(_seen_reversed)),
      SERVING),
     ("home-denials-as-proxy", "vault", "blocked_hosts.log",
      _body(r"^/v1/runs/[^/]+/blocked-hosts$", _each_row(lambda row: row.__setitem__("source", "proxy"))), SERVING),
     ("denial-count-lost", "vault", "blocked_hosts.log",
      _body(r"^/v1/runs/[^/]+/blocked-hosts$", _each_row(lambda row: row.__setitem__("seen_count", 1))), SERVING),
-    ("clear-ignored", "vault", "blocked_hosts.log", lambda app: Drifted(app, request=_clear_another_host), SERVING),
+    ("clear-ignored", "vault", "§9.7#2", lambda app: Drifted(app, request=_clear_another_host), SERVING),
     # billing flows (§10)
     ("topup-unbounded", "billing", "billing.topup_bounds", _status(200, r"^/v1/billing/topups$", 400), BOUNDS),
     ("topup-amount-off", "billing", "billing.topup", _body(r"^/v1/billing/topups/", _topup_amount_off), TOPUP),
@@ -671,8 +685,8 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("verify-claims-ok", "billing", "billing.verify", _body(r"/verify-subscription$", _verify_claims_ok),
      SUBSCRIPTION),
     ("trend-month-skipped", "billing", "billing.trend", _body(r"/usage-trend$", _trend_month_skipped), TREND),
-    ("trend-current-first", "billing", "billing.trend", _body(r"/usage-trend$", _trend_current_first), TREND),
-    ("trend-previous-off", "billing", "billing.trend",
+    ("trend-current-first", "billing", "§10.6#3", _body(r"/usage-trend$", _trend_current_first), TREND),
+    ("trend-previous-off", "billing", "§10.6#3",
      _body(r"/usage-trend$", lambda s, b: b.__setitem__("previous_month_cents", b["previous_month_cents"] + 5)), TREND),
     ("cap-ignored", "billing", "billing.controls", _body(r"^/v1/billing/balance$", _cap_ignored), CONTROLS),
     # settings, bug reports, operators (§11, §12, §12a)
@@ -681,17 +695,17 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
      SETTINGS),
     ("bug-report-status-new", "bug reports", "bug_reports.create", _body(r"^/v1/bug-reports$", _bug_status_new),
      BUG_REPORT),
-    ("bug-report-unbounded", "bug reports", "bug_reports.create", _status(201, r"^/v1/bug-reports$", 400),
+    ("bug-report-unbounded", "bug reports", "§12#2", _status(201, r"^/v1/bug-reports$", 400),
      BUG_REPORT),
-    ("operator-name-reused", "operators", "operators.lifecycle", _status(200, r"^/v1/operators$", 409, "POST"),
+    ("operator-name-reused", "operators", "§12a#3", _status(200, r"^/v1/operators$", 409, "POST"),
      OPERATOR),
-    ("shutdown-renames-status", "operators", "operators.lifecycle", _body(r"^/v1/operators$", _stopped_renamed),
+    ("shutdown-renames-status", "operators", "§12a#5", _body(r"^/v1/operators$", _stopped_renamed),
      OPERATOR),
     ("pending-count-off", "operators", "operators.pending", _body(r"/pending$", _pending_count_off), OPERATOR),
-    ("withdrawn-twice", "operators", "operators.pending", _status(200, r"/pending/[^/]+$", 404, "DELETE"), OPERATOR),
-    ("stop-not-acknowledged", "operators", "operators.lifecycle",
+    ("withdrawn-twice", "operators", "§12a#7", _status(200, r"/pending/[^/]+$", 404, "DELETE"), OPERATOR),
+    ("stop-not-acknowledged", "operators", "§12a#4",
      _body(r"/stop$", lambda s, b: b.__setitem__("ok", False)), OPERATOR),
-    ("withdrawable-inverted", "operators", "operators.pending", _body(r"/pending$", _withdrawable_read), OPERATOR),
+    ("withdrawable-inverted", "operators", "§12a#6", _body(r"/pending$", _withdrawable_read), OPERATOR),
     # the event catalogue and the worked examples (§15, §16)
     ("phase-started-without-invocation", "events", "events.catalog",
      _body(r"/events$", _each_event(_phase_started_without_invocation)), EVENTS),

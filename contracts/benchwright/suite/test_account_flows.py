@@ -136,7 +136,7 @@ def test_usage_trend_shape(client, target):
         [bool(row.get("current")) for row in months] == [False] * 5 + [True]
         and body.get("current_month_cents") == months[-1].get("cents")
         and body.get("previous_month_cents") == months[-2].get("cents"),
-        "billing.trend",
+        "§10.6#3",
         "GET /v1/billing/usage-trend",
         f"current flags {[row.get('current') for row in months]}, current_month_cents "
         f"{body.get('current_month_cents')}, previous_month_cents {body.get('previous_month_cents')}",
@@ -326,7 +326,7 @@ def test_bug_report(client, policy):
     long = client.post("/v1/bug-reports", json={"description": "x" * 8001})
     expect(
         long.status_code == 400,
-        "bug_reports.create",
+        "§12#2",
         "POST /v1/bug-reports",
         f"8001 characters answered {long.status_code}",
         long,
@@ -354,7 +354,7 @@ def test_operator_lifecycle(client, target, policy, mock_only):
     )
     operator = body["id"]
     twin = client.post("/v1/operators", json={"name": name})
-    expect(twin.status_code == 409, "operators.lifecycle", "POST /v1/operators",
+    expect(twin.status_code == 409, "§12a#3", "POST /v1/operators",
            f"a second operator named {name} answered {twin.status_code}", twin)  # fmt: skip
 
     def status() -> str | None:
@@ -383,7 +383,7 @@ def test_operator_lifecycle(client, target, policy, mock_only):
     for item in items:
         expect(
             item.get("withdrawable") == (item.get("state") in ("on_disk", "handed_off_unread")),
-            "operators.pending",
+            "§12a#6",
             "GET /v1/operators/{id}/pending",
             f"an item in state {item.get('state')!r} reads withdrawable={item.get('withdrawable')}",
             pending,
@@ -399,7 +399,7 @@ def test_operator_lifecycle(client, target, policy, mock_only):
             and (body_of(taken) or {}).get("ok") is True
             and again.status_code == 404
             and code_of(again) in (None, "pending_not_found"),  # operator errors may be legacy {"error"} bodies
-            "operators.pending",
+            "§12a#7",
             "DELETE /v1/operators/{id}/pending/{ts}",
             f"withdrawing answered {taken.status_code} {body_of(taken)}; withdrawing it again answered "
             f"{again.status_code} {code_of(again)}",
@@ -408,7 +408,7 @@ def test_operator_lifecycle(client, target, policy, mock_only):
         left = body_of(client.get(f"/v1/operators/{operator}/pending")) or {}
         expect(
             takeable["ts"] not in {item.get("ts") for item in left.get("pending") or []},
-            "operators.pending",
+            "§12a#7",
             "GET /v1/operators/{id}/pending",
             "the withdrawn message is still outstanding",
             taken,
@@ -417,7 +417,7 @@ def test_operator_lifecycle(client, target, policy, mock_only):
     stopped = client.post(f"/v1/operators/{operator}/stop")
     expect(
         stopped.status_code == 200 and (body_of(stopped) or {}).get("ok") is True and status() == "running",
-        "operators.lifecycle",
+        "§12a#4",
         "POST /v1/operators/{id}/stop",
         f"interrupting the turn answered {stopped.status_code} {body_of(stopped)}; the operator reads {status()!r}",
         stopped,
@@ -426,11 +426,11 @@ def test_operator_lifecycle(client, target, policy, mock_only):
     down = client.post(f"/v1/operators/{operator}/shutdown")
     expect(
         down.status_code == 200 and status() == "stopped",
-        "operators.lifecycle",
+        "§12a#5",
         "POST /v1/operators/{id}/shutdown",
         f"answered {down.status_code}; the operator reads {status()!r}",
         down,
     )
     late = client.post(f"/v1/operators/{operator}/message", json={"text": "are you there"})
-    expect(late.status_code == 409, "operators.lifecycle", "POST /v1/operators/{id}/message",
+    expect(late.status_code == 409, "§12a#5", "POST /v1/operators/{id}/message",
            f"a message to a stopped operator answered {late.status_code}", late)  # fmt: skip
