@@ -38,11 +38,9 @@ CLAUSES = [
     Clause(
         "§2.2#1", "a token lacking the scope is 403 scope_insufficient naming required_scope", via=("scopes.enforced",)
     ),
-    Clause(
-        "§2.2#2",
-        "registry reads and public or unlisted runs' read surface serve anyone; private runs' never do",
-        via=("visibility.anonymous",),
-    ),
+    Clause("§2.2#2", "registry reads serve an anonymous caller", via=("visibility.anonymous",)),
+    Clause("§2.2#3", "a public or unlisted run's read surface serves an anonymous caller"),
+    Clause("§2.2#4", "a private run's read surface never serves an anonymous caller"),
     # §2.4 Token lifecycle
     Clause("§2.4#1", "GET /v1/tokens/me answers with a PAT: auth type, user id, email, role, full access"),
     Clause("§2.4#2", "GET /v1/tokens/me lists exactly the scopes this token holds"),
@@ -56,6 +54,12 @@ CLAUSES = [
     Clause("§2.4#10", "a named PAT is answered about even beside a session cookie", via=("auth.precedence",)),
     Clause("§2.4#11", "token mutation with a PAT is 403 scope_insufficient", via=("auth.session_only",)),
     Clause("§2.4#12", "spent_cents_period equals GET /v1/tokens/{id}/spending", via=("tokens.spending",)),
+    Clause("§2.4#13", "the session-only refusal names the bare operation in detail and carries no required_scope"),
+    Clause("§2.4#14", "the browser session is served on the session-only operations"),
+    # §2.5 Teams
+    Clause("§2.5#1", "GET /v1/teams/me answers team, members, invites, balance, is_owner; team null without one"),
+    Clause("§2.5#2", "billing-, token- and secret-shaped answers carry meta.payer, the wallet the call bills to"),
+    Clause("§2.5#3", "creating a team while on one is 409 already_on_team"),
     # §3.1 Identifiers
     Clause("§3.1#1", "run ids are bare UUIDs", via=("ids.shape",)),
     Clause("§3.1#2", "ledger row ids are txn_ + UUID"),
@@ -70,12 +74,17 @@ CLAUSES = [
     # §3.4 Pagination
     Clause(
         "§3.4#1",
-        "cursor pages report no total; has_more comes with a next_page_token and following it yields each item once",
+        "following next_page_token yields each item exactly once",
         via=("pagination.traversal",),
     ),
     Clause("§3.4#2", "a limit above the maximum is silently clamped, not rejected", via=("pagination.clamp",)),
     Clause("§3.4#3", "an omitted limit means the default page size", via=("pagination.default",)),
+    Clause("§3.4#4", "a cursor page reports no total"),
+    Clause("§3.4#5", "has_more comes with a next_page_token, and only then"),
     # §3.5 Filtering and sorting: one statement the suite asserts (unknown filter keys are ignored)
+    # §3.6 Partial responses and expansion
+    Clause("§3.6#1", "an unknown ?expand= key on the balance is 400 unknown_filter_field"),
+    Clause("§3.6#2", "?expand= on the balance adds each named key"),
     # §3.7 Idempotency
     Clause("§3.7#1", "a retry with the same key replays with Idempotent-Replayed: true", via=("idempotency.replay",)),
     Clause(
@@ -85,8 +94,13 @@ CLAUSES = [
     ),
     Clause("§3.7#3", "a retry while the first is in flight is 409, never a second run", via=("idempotency.in_flight",)),
     Clause("§3.7#4", "keys longer than 256 characters are 400 invalid_argument", via=("idempotency.length",)),
-    Clause("§3.7#5", "keys are keyed by the caller (token, or user for a session)", via=("idempotency.scope",)),
+    Clause(
+        "§3.7#5",
+        "keys are scoped to the token: another token's use is neither a replay nor a conflict",
+        via=("idempotency.scope",),
+    ),
     Clause("§3.7#6", "rotating a PAT invalidates the keys tied to it", via=("idempotency.rotation",)),
+    Clause("§3.7#7", "browser sessions share the cache keyed by user: a second session of the user replays"),
     # §3.8 Concurrency tokens
     Clause("§3.8#1", 'ETags are weak: W/"<id>:<updated_at epoch ms>"', via=("etag.weak",)),
     Clause(
@@ -97,14 +111,15 @@ CLAUSES = [
     Clause("§3.8#3", "If-Match: * matches any current row", via=("etag.star",)),
     Clause("§3.8#4", "the ETag moves when the row changes", via=("etag.moves",)),
     Clause("§3.8#5", "the other mutable resources read and ignore If-Match", via=("etag.ignored",)),
+    Clause("§3.8#6", "the 412 carries the current ETag"),
     # §3.9 Errors
     Clause(
         "§3.9#1",
-        "4xx answers are problem+json with type, title, status, code, detail, request_id, retryable"
-        " (the legacy {error} body where the reference says so)",
+        "4xx answers are application/problem+json (the legacy {error} body where the reference says so)",
         via=("errors.problem",),
     ),
     Clause("§3.9#2", "a problem's status member is the HTTP status"),
+    Clause("§3.9#3", "a problem carries type, title, status, code, detail, request_id and retryable"),
     # §4.1.1 status, display_status, halt_reason (and the Run object's cost fields, §4.1)
     Clause(
         "§4.1.1#1",
@@ -274,17 +289,13 @@ CLAUSES = [
     Clause("§12a#6", "an item is withdrawable exactly in the states that allow it"),
     Clause("§12a#7", "a withdrawn item leaves the queue; withdrawing it again is 404"),
     # §13 Rate limits
-    Clause(
-        "§13#1",
-        "X-RateLimit-* headers on authenticated answers only, whole numbers, remaining <= limit",
-        via=("ratelimit.headers",),
-    ),
-    Clause(
-        "§13#2",
-        "Remaining counts down the account's bucket, as /users/me/rate-limits says",
-        via=("ratelimit.counters",),
-    ),
-    Clause("§13#3", "past the quota a request is 429 rate_limited with Retry-After", via=("ratelimit.exceeded",)),
+    Clause("§13#1", "authenticated answers carry X-RateLimit-Limit, -Remaining and -Reset", via=("ratelimit.headers",)),
+    Clause("§13#2", "Remaining counts down the account's bucket, shared by its PATs", via=("ratelimit.counters",)),
+    Clause("§13#3", "past the quota a request is 429 rate_limited", via=("ratelimit.exceeded",)),
+    Clause("§13#4", "the X-RateLimit-* values are whole numbers and Remaining never exceeds Limit"),
+    Clause("§13#5", "anonymous answers and 401s carry no X-RateLimit-* headers"),
+    Clause("§13#6", "a 429 carries Retry-After in whole seconds within the window"),
+    Clause("§13#7", "GET /v1/users/me/rate-limits says what the headers say"),
 ]
 
 # the sections whose checks raise a drift under the section itself (`Drift("§14", ...)`) or under one of
@@ -292,10 +303,17 @@ CLAUSES = [
 SECTIONS = {
     "§1": "every response carries the request id and API version headers",
     "§2.0": "/v1 takes a PAT; /api expects a browser session",
+    "§2.2": "scopes gate PATs; registry reads and public or unlisted runs serve anyone, private runs never",
     "§2.1": "personal access tokens: their shape, rotation, last use",
+    "§2.3": "provider keys live in the Secrets API, apart from the PAT",
+    "§2.5": "teams: my team, the payer of a call, one team at a time",
+    "§3.6": "?expand= on the two endpoints that take it",
     "§3.1": "ids have the documented shape per resource",
     "§3.2": "timestamps are RFC 3339; durations are `_ms` integers",
     "§3.3": "money is whole integer cents with an ISO-4217 currency; amount_usd is exact",
+    "§3.4": "cursor pagination: traversal, clamp, default, no total, has_more with its token",
+    "§3.7": "idempotency keys: replay, conflict, in flight, length, scope, rotation",
+    "§3.8": "weak ETags; If-Match enforced where documented, with the current ETag on a 412",
     "§3.9": "errors are problem+json",
     "§4.3": "a fork needs a description and records its parent, description, model pin and indices",
     "§4.4": "GET /v1/runs/{id} and its expansions",
@@ -328,5 +346,6 @@ SECTIONS = {
     "§10.6": "the usage trend is six consecutive labelled months ending at the current one",
     "§12": "a bug report answers 201 {id, status: open}; descriptions cap at 8000",
     "§12a": "operators: lifecycle, unique names, stop and shutdown, the pending queue",
+    "§13": "rate-limit headers, the account's bucket and the 429 past the quota",
     "§14": "every error code is one the reference documents for the operation",
 }

@@ -4,7 +4,8 @@
 ETag shape, §3.9 problem+json with a `code` documented for the operation (or the
 legacy `{"error"}` body where the spec says so), §14 its code one the reference documents for the
 operation, §13 rate-limit headers on authenticated responses only. Each finding names its claim, or
-the clause of it it breaks (`§1#2`, `§3.2#2`, `§3.3#2`, `§3.3#3`, `§3.9#2`; contracts/benchwright/clauses.py).
+the clause of it it breaks (`§1#2`, `§3.2#2`, `§3.3#2`, `§3.3#3`, `§3.9#2`, `§3.9#3`, `§13#4`, `§13#5`;
+contracts/benchwright/clauses.py).
 """
 
 from __future__ import annotations
@@ -74,11 +75,11 @@ def response_findings(
     if len(has_rate) == len(RATE_HEADERS):
         values = [lower[name] for name in RATE_HEADERS]
         if not all(re.fullmatch(r"\d+", v) for v in values):
-            findings.append(("ratelimit.headers", f"X-RateLimit-* values are not whole numbers: {values}"))
+            findings.append(("§13#4", f"X-RateLimit-* values are not whole numbers: {values}"))
         elif int(values[1]) > int(values[0]):
-            findings.append(("ratelimit.headers", f"X-RateLimit-Remaining {values[1]} exceeds the limit {values[0]}"))
+            findings.append(("§13#4", f"X-RateLimit-Remaining {values[1]} exceeds the limit {values[0]}"))
     if authenticated is False and has_rate:
-        findings.append(("ratelimit.headers", f"anonymous response carries {has_rate}"))
+        findings.append(("§13#5", f"anonymous response carries {has_rate}"))
     media = lower.get("content-type", "").split(";")[0].strip()
     body: Any = None
     if media.endswith("json") and content:
@@ -108,7 +109,7 @@ def _error_findings(operation: dict[str, Any], status: int, media: str, body: An
     if not isinstance(body, dict):
         return [("errors.problem", f"{status}: the problem body is not a JSON object")]
     missing = [k for k in ("type", "title", "status", "code", "detail", "request_id", "retryable") if k not in body]
-    findings = [("errors.problem", f"{status}: problem fields missing {missing}")] if missing else []
+    findings = [("§3.9#3", f"{status}: problem fields missing {missing}")] if missing else []
     if "status" in body and body["status"] != status:
         findings.append(("§3.9#2", f"{status}: the problem's status member says {body['status']!r}"))
     code = body.get("code")

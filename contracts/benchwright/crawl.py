@@ -93,12 +93,12 @@ def pagination_findings(body: Any) -> list[tuple[str, str]]:
         return []
     out = []
     if "total" in page:
-        out.append(("pagination.traversal", "a cursor-paginated list reports a total"))
+        out.append(("§3.4#4", "a cursor-paginated list reports a total"))
     token = page.get("next_page_token")
     if page["has_more"] is True and not (isinstance(token, str) and token):
-        out.append(("pagination.traversal", f"has_more without a next_page_token ({token!r})"))
+        out.append(("§3.4#5", f"has_more without a next_page_token ({token!r})"))
     if page["has_more"] is False and token:
-        out.append(("pagination.traversal", "a last page still offers a next_page_token"))
+        out.append(("§3.4#5", "a last page still offers a next_page_token"))
     return out
 
 
@@ -210,9 +210,9 @@ def anonymous_findings(crawl, path: str, status: int) -> list[tuple[str, str]]:
         return []
     visibility = run.get("visibility")
     if visibility == "private" and 200 <= status < 400:
-        return [("visibility.anonymous", f"a private run's {path} was served to an anonymous caller ({status})")]
+        return [("§2.2#4", f"a private run's {path} was served to an anonymous caller ({status})")]
     if visibility in ("public", "unlisted") and status in (401, 403, 404):
-        return [("visibility.anonymous", f"a {visibility} run's {path} refused an anonymous caller ({status})")]
+        return [("§2.2#3", f"a {visibility} run's {path} refused an anonymous caller ({status})")]
     return []
 
 
@@ -245,10 +245,14 @@ CRAWL = CrawlHooks(
         "tasks.filter",
         "filters.unknown",
         "visibility.anonymous",
+        "§2.2#3",
+        "§2.2#4",
         "ids.shape",
         "§3.1#2",
         "§3.1#3",
         "pagination.traversal",
+        "§3.4#4",
+        "§3.4#5",
         "headers.request_id",
         "§1#2",
         "timestamps.rfc3339",
@@ -259,8 +263,11 @@ CRAWL = CrawlHooks(
         "etag.weak",
         "errors.problem",
         "§3.9#2",
+        "§3.9#3",
         "§14",
         "ratelimit.headers",
+        "§13#4",
+        "§13#5",
         "artifacts.active_content",
         "tasks.error_class",
         "tasks.timestamp",

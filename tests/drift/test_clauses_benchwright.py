@@ -7,7 +7,7 @@ same checks. Ids are `kind:<clause>:<name>` (tests/drift/test_clause_drifts.py r
 §2.0 the /api surface, §2.1 a token's shape, rotation and last use, §2.4#8 revocation, §4.2.1/§4.2.2
 the natural-language and pinned launches, §4.4 child_forks, §4.6 halt, §4.8#4 the restamped
 fingerprint, §4.11 pause and resume, §5.1#8 the events page size, §5.2 the stream's shape and end,
-§10.1#2 month_spent."""
+§10.1#2 month_spent, §2.3 provider keys apart from the PAT, §2.5 teams and the payer, §3.6 expansion."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from contracts.benchwright.suite import (
+    test_account_flows,
     test_credentials,
     test_derived,
     test_launch_modes,
@@ -27,6 +28,7 @@ from contracts.benchwright.suite import (
     test_run_resources,
     test_scopes,
     test_sse,
+    test_teams,
 )
 from contracts.benchwright.suite._support import finished_run, new_session
 from contracts.runner.claims import CLAIMS
@@ -34,7 +36,7 @@ from contracts.runner.http import SuiteClient
 from contracts.runner.safety import RunPolicy
 from contracts.runner.session import resolve
 from mock_server.app import create_app
-from tests.benchwright.drift import Drifted, StreamRewrite, clauses_named
+from tests.benchwright.drift import Drifted, StreamRewrite, clauses_named, drop_query_parameter
 from tests.drift.harness import Rewrite, served, set_status
 from tests.drifting import Rewrite as SharedRewrite
 
@@ -82,6 +84,10 @@ FORK = check(test_run_resources.test_fork_derives_from_its_parent, "client", "ta
 PATCH = check(test_run_resources.test_patch_takes_two_fields, "client", "target", "policy", "mock_only")
 STREAM = check(test_sse.test_finished_run_backfills_then_run_finished, "target", "finished")
 MONTH = check(test_derived.test_month_spent_is_the_months_debits, "client", "spent_run")
+TEAM = check(test_teams.test_my_team_and_the_payer, "client")
+SECOND_TEAM = check(test_teams.test_a_second_team_is_refused, "client", "target", "policy", "mock_only")
+PROVIDER_KEY = check(test_teams.test_rotating_a_provider_key_keeps_the_pat, "client", "policy")
+EXPAND = check(test_account_flows.test_balance_expansion_is_validated, "client")
 HALT = check(test_lifecycle.test_halt_and_pause_answer_as_documented, "client", "target", "policy", "mock_only")
 
 # -- drifts ----------------------------------------------------------------------------------------------
@@ -160,6 +166,31 @@ def _halt_reason_dropped(scope, body):
         body["halt_reason"] = body["halt_reason"].split(":")[0]
 
 
+def _owner_without_team(scope, body):
+    if body.get("team") is None and "is_owner" in body:
+        body["is_owner"] = True
+
+
+def _payer_dropped(scope, body):
+    body.get("meta", {}).pop("payer", None)
+
+
+def _rotation_revokes_the_pat(app):
+    """Rotating a secret's value revokes the caller's PAT: every later request is 401."""
+    rotated: list[bool] = []
+
+    def request(scope):
+        if scope["method"] == "PATCH" and scope["path"].startswith("/v1/secrets/"):
+            rotated.append(True)
+
+    def hook(scope, status, headers, raw):
+        if rotated and scope["path"] == "/v1/tokens/me":
+            return 401, headers, raw
+        return status, headers, raw
+
+    return Rewrite(app, hook, request)
+
+
 FINISHED = re.compile(rb"(?:id: \d+\r?\n)?event: run\.finished\r?\n(?:data: [^\n]*\r?\n)*\r?\n")
 SSE_ID = re.compile(rb"^id: (\d+)", re.MULTILINE)
 
@@ -171,6 +202,15 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("credentials", "§2.1#2", "rotation-answers-another-id", answer(r":rotate$", _rotated_under_another_id, "POST"),
      ROTATION),
     ("credentials", "§2.1#3", "last-used-never-set", answer(r"^/v1/tokens$", _never_used), ROTATION),
+    ("teams", "§2.3", "secret-rotation-revokes-the-pat", _rotation_revokes_the_pat, PROVIDER_KEY),
+    ("teams", "§2.5#1", "owner-without-a-team", answer(r"^/v1/teams/me$", _owner_without_team), TEAM),
+    ("teams", "§2.5#2", "payer-dropped", answer(r"^/v1/secrets$", _payer_dropped), TEAM),
+    ("teams", "§2.5#3", "second-team-created",
+     lambda app: Rewrite(app, set_status(201, lambda s, st: s["path"] == "/v1/teams" and st == 409)), SECOND_TEAM),
+    ("billing", "§3.6#1", "unknown-expand-ignored",
+     lambda app: Rewrite(app, set_status(200, lambda s, st: s["path"] == "/v1/billing/balance" and st == 400)), EXPAND),
+    ("billing", "§3.6#2", "expand-dropped",
+     lambda app: Drifted(app, request=drop_query_parameter("expand", "/v1/billing/balance")), EXPAND),
     ("credentials", "§2.4#8", "revoked-answered-as-expired", answer(r"^/v1/runs$", _revoked_as_expired), REVOKED),
     ("launch", "§4.2.1", "natural-language-refused", lambda app: SharedRewrite(app, _natural_language_refused), MODES),
     ("launch", "§4.2.2", "pinned-reads-another-benchmark", answer(RUN, _pinned_reads_another_benchmark), MODES),
@@ -214,6 +254,10 @@ CHECKS = {
     "stream": STREAM,
     "month": MONTH,
     "halt": HALT,
+    "team": TEAM,
+    "second-team": SECOND_TEAM,
+    "provider-key": PROVIDER_KEY,
+    "expand": EXPAND,
 }
 
 

@@ -434,3 +434,26 @@ def test_operator_lifecycle(client, target, policy, mock_only):
     late = client.post(f"/v1/operators/{operator}/message", json={"text": "are you there"})
     expect(late.status_code == 409, "§12a#5", "POST /v1/operators/{id}/message",
            f"a message to a stopped operator answered {late.status_code}", late)  # fmt: skip
+
+
+def test_balance_expansion_is_validated(client):
+    """§3.6#2: `?expand=` on the balance adds each named key; §3.6#1: an unknown key is `400
+    unknown_filter_field` (expansion exists on two endpoints, and says so). Read-only."""
+    wanted = ("topups", "usage_trend")
+    expanded = client.get("/v1/billing/balance", params={"expand": ",".join(wanted)})
+    body = body_of(expanded) or {}
+    expect(
+        expanded.status_code == 200 and all(key in body for key in wanted),
+        "§3.6#2",
+        "GET /v1/billing/balance",
+        f"expand={','.join(wanted)} answered {expanded.status_code} with keys {sorted(body)}",
+        expanded,
+    )
+    unknown = client.get("/v1/billing/balance", params={"expand": "no_such_key"})
+    expect(
+        unknown.status_code == 400 and code_of(unknown) == "unknown_filter_field",
+        "§3.6#1",
+        "GET /v1/billing/balance",
+        f"an unknown expand key answered {unknown.status_code} {code_of(unknown)}",
+        unknown,
+    )

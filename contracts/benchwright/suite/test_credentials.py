@@ -174,7 +174,7 @@ def test_session_only_operations_refuse_a_pat(client, policy, session_cookie, op
     )
     expect(
         problem.get("detail") == operation_id and "required_scope" not in problem,
-        "auth.session_only",
+        "§2.4#13",
         label,
         f"the refusal's detail is {problem.get('detail')!r} (required_scope {problem.get('required_scope')!r});"
         f" expected the bare operation name {operation_id!r} and no required_scope",
@@ -185,7 +185,7 @@ def test_session_only_operations_refuse_a_pat(client, policy, session_cookie, op
     served = client.with_token(None).request(method, url, json=body, headers=cookie_header(session_cookie))
     expect(
         served.status_code not in (401, 403),
-        "auth.session_only",
+        "§2.4#14",
         label,
         f"the browser session was refused: {served.status_code} {code_of(served)}",
         served,
