@@ -308,6 +308,7 @@ SECTIONS = {
     "§2.3": "provider keys live in the Secrets API, apart from the PAT",
     "§2.5": "teams: my team, the payer of a call, one team at a time",
     "§3.6": "?expand= on the two endpoints that take it",
+    "§3.10": "null is a known field without a value; a missing key does not apply to the shape",
     "§3.1": "ids have the documented shape per resource",
     "§3.2": "timestamps are RFC 3339; durations are `_ms` integers",
     "§3.3": "money is whole integer cents with an ISO-4217 currency; amount_usd is exact",

@@ -7,7 +7,8 @@ same checks. Ids are `kind:<clause>:<name>` (tests/drift/test_clause_drifts.py r
 §2.0 the /api surface, §2.1 a token's shape, rotation and last use, §2.4#8 revocation, §4.2.1/§4.2.2
 the natural-language and pinned launches, §4.4 child_forks, §4.6 halt, §4.8#4 the restamped
 fingerprint, §4.11 pause and resume, §5.1#8 the events page size, §5.2 the stream's shape and end,
-§10.1#2 month_spent, §2.3 provider keys apart from the PAT, §2.5 teams and the payer, §3.6 expansion."""
+§10.1#2 month_spent, §2.3 provider keys apart from the PAT, §2.5 teams and the payer, §3.6 expansion,
+§9.2#1 rule validation, §12a#1 an operator runs, §3.10 null versus missing."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from contracts.benchwright.suite import (
     test_scopes,
     test_sse,
     test_teams,
+    test_vault,
 )
 from contracts.benchwright.suite._support import finished_run, new_session
 from contracts.runner.claims import CLAIMS
@@ -88,6 +90,9 @@ TEAM = check(test_teams.test_my_team_and_the_payer, "client")
 SECOND_TEAM = check(test_teams.test_a_second_team_is_refused, "client", "target", "policy", "mock_only")
 PROVIDER_KEY = check(test_teams.test_rotating_a_provider_key_keeps_the_pat, "client", "policy")
 EXPAND = check(test_account_flows.test_balance_expansion_is_validated, "client")
+RULES = check(test_vault.test_inline_rules_validate_and_allow_their_hosts, "client", "policy")
+OPERATOR = check(test_account_flows.test_operator_lifecycle, "client", "target", "policy", "mock_only")
+NULLS = check(test_run_resources.test_null_is_known_and_absent_missing_is_not_applicable, "client", "target")
 HALT = check(test_lifecycle.test_halt_and_pause_answer_as_documented, "client", "target", "policy", "mock_only")
 
 # -- drifts ----------------------------------------------------------------------------------------------
@@ -191,6 +196,25 @@ def _rotation_revokes_the_pat(app):
     return Rewrite(app, hook, request)
 
 
+def _cookie_rule_accepted(scope, request, status, headers, raw):
+    """An inline rule injecting into a cookie (a kind the reference does not list) is taken."""
+    if scope["method"] == "POST" and scope["path"] == "/v1/secrets" and status == 400 and b'"cookie"' in request:
+        return 201, headers, raw
+    return None
+
+
+def _operators_never_run(scope, body):
+    for row in body.get("data") or []:
+        if row.get("status") == "running":
+            row["status"] = "booting"
+
+
+def _list_rows_carry_inference(scope, body):
+    """A detail-only field served on list rows as null: "not applicable" spelled as "unknown"."""
+    for row in body.get("data") or []:
+        row.setdefault("inference", None)
+
+
 FINISHED = re.compile(rb"(?:id: \d+\r?\n)?event: run\.finished\r?\n(?:data: [^\n]*\r?\n)*\r?\n")
 SSE_ID = re.compile(rb"^id: (\d+)", re.MULTILINE)
 
@@ -211,6 +235,9 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
      lambda app: Rewrite(app, set_status(200, lambda s, st: s["path"] == "/v1/billing/balance" and st == 400)), EXPAND),
     ("billing", "§3.6#2", "expand-dropped",
      lambda app: Drifted(app, request=drop_query_parameter("expand", "/v1/billing/balance")), EXPAND),
+    ("vault", "§9.2#1", "cookie-injection-accepted", lambda app: SharedRewrite(app, _cookie_rule_accepted), RULES),
+    ("operators", "§12a#1", "operator-never-runs", answer(r"^/v1/operators$", _operators_never_run), OPERATOR),
+    ("units", "§3.10", "list-rows-carry-inference", answer(r"^/v1/runs$", _list_rows_carry_inference), NULLS),
     ("credentials", "§2.4#8", "revoked-answered-as-expired", answer(r"^/v1/runs$", _revoked_as_expired), REVOKED),
     ("launch", "§4.2.1", "natural-language-refused", lambda app: SharedRewrite(app, _natural_language_refused), MODES),
     ("launch", "§4.2.2", "pinned-reads-another-benchmark", answer(RUN, _pinned_reads_another_benchmark), MODES),
@@ -258,6 +285,9 @@ CHECKS = {
     "second-team": SECOND_TEAM,
     "provider-key": PROVIDER_KEY,
     "expand": EXPAND,
+    "rules": RULES,
+    "operator": OPERATOR,
+    "nulls": NULLS,
 }
 
 

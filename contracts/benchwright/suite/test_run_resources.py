@@ -11,9 +11,18 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+import pytest
 
 from contracts.benchwright import section_claims  # noqa: F401  (registers the claims)
-from contracts.benchwright.suite._support import SEEDED_PUBLIC_RUN, advance, body_of, code_of, expect, launch_run
+from contracts.benchwright.suite._support import (
+    SEEDED_PUBLIC_RUN,
+    advance,
+    body_of,
+    code_of,
+    expect,
+    finished_run,
+    launch_run,
+)
 from contracts.benchwright.suite.conftest import require
 
 FINAL = ("ok", "error")
@@ -444,4 +453,32 @@ def test_phase_stats_count_the_finalized_runs(client, target, policy):
         "GET /v1/runs:phase-stats",
         f"phases {sorted(stats)}; the runs' events started {sorted(counts)}",
         response,
+    )
+
+
+def test_null_is_known_and_absent_missing_is_not_applicable(client, target):
+    """§3.10 (§4.1): `null` is a field the server knows with no value, a missing key one that does not
+    apply to the shape: `inference` is a detail-only field (missing from list rows, present on the
+    detail even when null), and `finished_at` is on every run, null until it finishes. Reads a finished
+    run (launched on the mock, one of the caller's on a deployment)."""
+    run_id = finished_run(client, target)
+    listed = client.get("/v1/runs", params={"limit": 100})
+    row = next((r for r in (body_of(listed) or {}).get("data") or [] if r.get("id") == run_id), None)
+    if row is None:
+        pytest.skip("no finished run of the caller's on the first page of the list")
+    detail, read = _run(client, run_id)
+    expect(
+        "inference" not in row and "inference" in detail,
+        "§3.10",
+        "GET /v1/runs/{id}",
+        f"inference: on the list row {'present' if 'inference' in row else 'missing'}, on the detail"
+        f" {'present' if 'inference' in detail else 'missing'} (a detail-only field, null when unknown)",
+        read,
+    )
+    expect(
+        "finished_at" in row and "finished_at" in detail,
+        "§3.10",
+        "GET /v1/runs/{id}",
+        "finished_at, a field every run has (null until it finishes), is missing",
+        read,
     )
