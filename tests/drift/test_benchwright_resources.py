@@ -355,6 +355,13 @@ def _trend_month_skipped(scope, body):
         months[0]["month"] = "2000-01"
 
 
+def _starter_pack_as_user(scope, body):
+    """The starter pack's entries listed as the user's own (the body is edited in place, never replaced)."""
+    for row in body.get("data") or []:
+        if row.get("source") == "starter_pack":
+            row["source"] = "user"
+
+
 def _heartbeat_resets_policy(scope, request, status, headers, raw):
     """A heartbeat (a registration that sends no `mode`) answers, and stores, the default `hosts` policy."""
     if scope["method"] != "POST" or scope["path"] != "/v1/egress/endpoints" or b'"mode"' in request:
@@ -642,9 +649,7 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("source-mislabelled", "vault", "host_policy.rules", _body(r"^/v1/host-policy$", _all_auto), HOST_POLICY),
     ("starter-pack-miscounted", "vault", "§9.6#3",
      _body(r":starter-pack$", lambda s, b: b.__setitem__("added", b.get("added", 0) + 1)), HOST_POLICY),
-    ("starter-pack-as-user", "vault", "§9.6#3",
-     _body(r"^/v1/host-policy$", lambda s, b: [row.__setitem__("source", "user") for row in b.get("data") or []
-                                                 if row.get("source") == "starter_pack"] and None), HOST_POLICY),
+    ("starter-pack-as-user", "vault", "§9.6#3", _body(r"^/v1/host-policy$", _starter_pack_as_user), HOST_POLICY),
     ("default-mode-frozen", "vault", "host_policy.default", _body(r"^/v1/host-policy$", _default_frozen),
      HOST_POLICY),
     ("default-mode-block", "vault", "host_policy.default", _body(r"^/v1/host-policy$", _default_block),
