@@ -127,11 +127,19 @@ CLAUSES = [
         via=("lifecycle.display_status",),
     ),
     Clause("§4.1.1#2", "a run's incurred and billed costs are the sums of their parts (§4.1)", via=("runs.cost",)),
+    # §4.2.5 preflight errors
+    Clause("§4.2.5#1", "two launch modes at once is 400 invalid_argument"),
+    Clause("§4.2.5#2", "an unknown pinned benchmark is 404 benchmark_not_found"),
+    Clause("§4.2.5#3", "an unknown replay parent is 404 parent_not_found"),
+    Clause("§4.2.5#4", "a refused launch creates no run"),
     # §4.3 fork
     Clause("§4.3#1", "a fork without a description is 400"),
     Clause("§4.3#2", "a fork records its parent (forked_from) and its description", via=("runs.fork",)),
     Clause("§4.3#3", "model overrides the parent's pin; indices restrict what the fork materializes"),
     Clause("§4.3#4", "forking a benchwright-harness run is 409 fork_unsupported"),
+    # §4.5 GET /v1/runs
+    Clause("§4.5#1", "the status filter matches exactly, and in: sets by membership", via=("runs.filter",)),
+    Clause("§4.5#2", "the visibility filter matches exactly"),
     # §4.7 DELETE
     Clause("§4.7#1", "after DELETE every read of the run is 404", via=("runs.delete",)),
     Clause("§4.7#2", "teardown kills the run's sandboxes and stamps halt_reason operator_kill"),
@@ -317,6 +325,7 @@ SECTIONS = {
     "§3.8": "weak ETags; If-Match enforced where documented, with the current ETag on a 412",
     "§3.9": "errors are problem+json",
     "§4.3": "a fork needs a description and records its parent, description, model pin and indices",
+    "§4.5": "the run list's status and visibility filters match exactly (and `in:` sets)",
     "§4.4": "GET /v1/runs/{id} and its expansions",
     "§4.6": "halt stops the run now and records the reason",
     "§4.11": "pause halts a running run resumably; resume lifts only an operator pause",

@@ -103,7 +103,7 @@ def pagination_findings(body: Any) -> list[tuple[str, str]]:
 
 
 FILTERS = {  # operationId -> (query parameter, row field) pairs the crawl reads filtered (§3.5, §4.5, §6.1, §7.1)
-    "listRuns": (("status", "status", "runs.filter"), ("visibility", "visibility", "runs.filter")),
+    "listRuns": (("status", "status", "runs.filter"), ("visibility", "visibility", "§4.5#2")),
     "listRunArtifacts": (("type", "type", "artifacts.filter"),),
     "listRunTasks": (("passed", "passed", "tasks.filter"),),
 }
@@ -241,6 +241,7 @@ CRAWL = CrawlHooks(
     },
     claims=(
         "runs.filter",
+        "§4.5#2",
         "artifacts.filter",
         "tasks.filter",
         "filters.unknown",

@@ -8,7 +8,8 @@ same checks. Ids are `kind:<clause>:<name>` (tests/drift/test_clause_drifts.py r
 the natural-language and pinned launches, §4.4 child_forks, §4.6 halt, §4.8#4 the restamped
 fingerprint, §4.11 pause and resume, §5.1#8 the events page size, §5.2 the stream's shape and end,
 §10.1#2 month_spent, §2.3 provider keys apart from the PAT, §2.5 teams and the payer, §3.6 expansion,
-§9.2#1 rule validation, §12a#1 an operator runs, §3.10 null versus missing."""
+§9.2#1 rule validation, §12a#1 an operator runs, §3.10 null versus missing,
+§4.2.5 each preflight refusal, §4.5#2 the visibility filter."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+import orjson
 import pytest
 
 from contracts.benchwright.suite import (
@@ -39,7 +41,7 @@ from contracts.runner.safety import RunPolicy
 from contracts.runner.session import resolve
 from mock_server.app import create_app
 from tests.benchwright.drift import Drifted, StreamRewrite, clauses_named, drop_query_parameter
-from tests.drift.harness import Rewrite, served, set_status
+from tests.drift.harness import Rewrite, crawl_drifts, served, set_status
 from tests.drifting import Rewrite as SharedRewrite
 
 # -- running one suite check with the fixtures it takes -------------------------------------------------
@@ -93,6 +95,14 @@ EXPAND = check(test_account_flows.test_balance_expansion_is_validated, "client")
 RULES = check(test_vault.test_inline_rules_validate_and_allow_their_hosts, "client", "policy")
 OPERATOR = check(test_account_flows.test_operator_lifecycle, "client", "target", "policy", "mock_only")
 NULLS = check(test_run_resources.test_null_is_known_and_absent_missing_is_not_applicable, "client", "target")
+PREFLIGHT = check(test_launch_modes.test_preflight_errors_create_no_run, "client", "policy")
+
+
+def CRAWL(url: str):
+    """The crawl of the served app's data with Benchwright's hooks (conventions, filters, row checks)."""
+    return crawl_drifts("benchwright", url, {})
+
+
 HALT = check(test_lifecycle.test_halt_and_pause_answer_as_documented, "client", "target", "policy", "mock_only")
 
 # -- drifts ----------------------------------------------------------------------------------------------
@@ -215,6 +225,35 @@ def _list_rows_carry_inference(scope, body):
         row.setdefault("inference", None)
 
 
+def _refusal_status(clause_body: bytes, status: int):
+    """A refused launch whose request carries `clause_body` answers `status` instead (the run is still not made)."""
+
+    def answer(scope, request, old, headers, raw):
+        if scope["method"] == "POST" and scope["path"] == "/v1/runs" and clause_body in request and old >= 400:
+            return status, headers, raw
+        return None
+
+    return lambda app: SharedRewrite(app, answer)
+
+
+def _refusal_creates_a_run(app):
+    """A refused launch still leaves a run behind: every later run list holds one more row."""
+    refused: list[bool] = []
+
+    def answer(scope, request, status, headers, raw):
+        if scope["method"] == "POST" and scope["path"] == "/v1/runs" and status >= 400:
+            refused.append(True)
+        elif scope["method"] == "GET" and scope["path"] == "/v1/runs" and refused and raw.startswith(b"{"):
+            body = orjson.loads(raw)
+            body["data"].append({"id": str(uuid.uuid4()), "object": "run", "status": "launching"})
+            out = orjson.dumps(body)
+            kept = [(k, v) for k, v in headers if k != b"content-length"]
+            return status, [*kept, (b"content-length", str(len(out)).encode())], out
+        return None
+
+    return SharedRewrite(app, answer)
+
+
 FINISHED = re.compile(rb"(?:id: \d+\r?\n)?event: run\.finished\r?\n(?:data: [^\n]*\r?\n)*\r?\n")
 SSE_ID = re.compile(rb"^id: (\d+)", re.MULTILINE)
 
@@ -238,6 +277,12 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("vault", "§9.2#1", "cookie-injection-accepted", lambda app: SharedRewrite(app, _cookie_rule_accepted), RULES),
     ("operators", "§12a#1", "operator-never-runs", answer(r"^/v1/operators$", _operators_never_run), OPERATOR),
     ("units", "§3.10", "list-rows-carry-inference", answer(r"^/v1/runs$", _list_rows_carry_inference), NULLS),
+    ("launch", "§4.2.5#1", "two-modes-answered-422", _refusal_status(b'"request"', 422), PREFLIGHT),
+    ("launch", "§4.2.5#2", "unknown-benchmark-answered-400", _refusal_status(b"no-such-benchmark", 400), PREFLIGHT),
+    ("launch", "§4.2.5#3", "unknown-parent-answered-400", _refusal_status(b'"replay"', 400), PREFLIGHT),
+    ("launch", "§4.2.5#4", "refusal-leaves-a-run", _refusal_creates_a_run, PREFLIGHT),
+    ("cursors", "§4.5#2", "visibility-filter-ignored",
+     lambda app: Drifted(app, request=drop_query_parameter("visibility", "/v1/runs")), CRAWL),
     ("credentials", "§2.4#8", "revoked-answered-as-expired", answer(r"^/v1/runs$", _revoked_as_expired), REVOKED),
     ("launch", "§4.2.1", "natural-language-refused", lambda app: SharedRewrite(app, _natural_language_refused), MODES),
     ("launch", "§4.2.2", "pinned-reads-another-benchmark", answer(RUN, _pinned_reads_another_benchmark), MODES),
@@ -288,6 +333,8 @@ CHECKS = {
     "rules": RULES,
     "operator": OPERATOR,
     "nulls": NULLS,
+    "preflight": PREFLIGHT,
+    "crawl": CRAWL,
 }
 
 
