@@ -137,6 +137,9 @@ CLAUSES = [
     Clause("§4.3#2", "a fork records its parent (forked_from) and its description", via=("runs.fork",)),
     Clause("§4.3#3", "model overrides the parent's pin; indices restrict what the fork materializes"),
     Clause("§4.3#4", "forking a benchwright-harness run is 409 fork_unsupported"),
+    # §4.4 GET /v1/runs/{id}
+    Clause("§4.4#1", "?expand=child_forks lists the runs forked from this one"),
+    Clause("§4.4#2", "?expand=phase_breakdown adds a row per phase invocation with its duration"),
     # §4.5 GET /v1/runs
     Clause("§4.5#1", "the status filter matches exactly, and in: sets by membership", via=("runs.filter",)),
     Clause("§4.5#2", "the visibility filter matches exactly"),
@@ -282,6 +285,10 @@ CLAUSES = [
     Clause("§10.6#1", "six consecutive labelled months ending at the current one", via=("billing.trend",)),
     Clause("§10.6#2", "current_month_cents is month_spent", via=("billing.month_spent",)),
     Clause("§10.6#3", "only the last bucket is current; current and previous month cents are those buckets"),
+    # §10.9 subscription
+    Clause("§10.9#1", "subscription failures are legacy {error} bodies", via=("billing.subscription",)),
+    Clause("§10.9#2", "tier free is an idempotent ack"),
+    Clause("§10.9#3", "a paid tier answers a checkout url"),
     # §11 Settings
     Clause("§11#1", "only the schema's keys are writable; validated keys refuse bad values", via=("settings.keys",)),
     Clause("§11#2", "a PUT value is what GET returns, until DELETE", via=("settings.roundtrip",)),
@@ -354,6 +361,7 @@ SECTIONS = {
     "§9a.4": "a host is routed through the tunnel exactly when the frozen policy says",
     "§10.1": "the balance and month_spent agree with the ledger",
     "§10.6": "the usage trend is six consecutive labelled months ending at the current one",
+    "§10.9": "subscription failures are legacy {error} bodies; free is an ack; paid answers a checkout url",
     "§12": "a bug report answers 201 {id, status: open}; descriptions cap at 8000",
     "§12a": "operators: lifecycle, unique names, stop and shutdown, the pending queue",
     "§13": "rate-limit headers, the account's bucket and the 429 past the quota",

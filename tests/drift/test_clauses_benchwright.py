@@ -9,7 +9,7 @@ the natural-language and pinned launches, §4.4 child_forks, §4.6 halt, §4.8#4
 fingerprint, §4.11 pause and resume, §5.1#8 the events page size, §5.2 the stream's shape and end,
 §10.1#2 month_spent, §2.3 provider keys apart from the PAT, §2.5 teams and the payer, §3.6 expansion,
 §9.2#1 rule validation, §12a#1 an operator runs, §3.10 null versus missing,
-§4.2.5 each preflight refusal, §4.5#2 the visibility filter."""
+§4.2.5 each preflight refusal, §4.5#2 the visibility filter, §10.9 the subscription's answers."""
 
 from __future__ import annotations
 
@@ -103,6 +103,7 @@ def CRAWL(url: str):
     return crawl_drifts("benchwright", url, {})
 
 
+SUBSCRIPTION = check(test_account_flows.test_subscription_and_verification, "client", "target", "policy", "mock_only")
 HALT = check(test_lifecycle.test_halt_and_pause_answer_as_documented, "client", "target", "policy", "mock_only")
 
 # -- drifts ----------------------------------------------------------------------------------------------
@@ -254,6 +255,26 @@ def _refusal_creates_a_run(app):
     return SharedRewrite(app, answer)
 
 
+def _phase_breakdown_dropped(scope, body):
+    body.pop("phase_breakdown", None)
+
+
+def _subscription_answer(tier: bytes, status: int, out: bytes):
+    """`POST /v1/billing/subscription` for `tier` answers `status` with `out`."""
+
+    def answer(scope, request, old, headers, raw):
+        if scope["method"] == "POST" and scope["path"] == "/v1/billing/subscription" and tier in request:
+            kept = [(k, v) for k, v in headers if k not in (b"content-length", b"content-type")]
+            return (
+                status,
+                [*kept, (b"content-type", b"application/json"), (b"content-length", str(len(out)).encode())],
+                out,
+            )
+        return None
+
+    return answer
+
+
 FINISHED = re.compile(rb"(?:id: \d+\r?\n)?event: run\.finished\r?\n(?:data: [^\n]*\r?\n)*\r?\n")
 SSE_ID = re.compile(rb"^id: (\d+)", re.MULTILINE)
 
@@ -286,7 +307,13 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("credentials", "§2.4#8", "revoked-answered-as-expired", answer(r"^/v1/runs$", _revoked_as_expired), REVOKED),
     ("launch", "§4.2.1", "natural-language-refused", lambda app: SharedRewrite(app, _natural_language_refused), MODES),
     ("launch", "§4.2.2", "pinned-reads-another-benchmark", answer(RUN, _pinned_reads_another_benchmark), MODES),
-    ("runs", "§4.4", "child-forks-empty", answer(RUN, _child_forks_empty), FORK),
+    ("runs", "§4.4#1", "child-forks-empty", answer(RUN, _child_forks_empty), FORK),
+    ("runs", "§4.4#2", "phase-breakdown-dropped", answer(RUN, _phase_breakdown_dropped), FORK),
+    ("billing", "§10.9#2", "free-tier-refused",
+     lambda app: SharedRewrite(app, _subscription_answer(b'"free"', 402, b'{"error": "payment required"}')),
+     SUBSCRIPTION),
+    ("billing", "§10.9#3", "paid-tier-without-url",
+     lambda app: SharedRewrite(app, _subscription_answer(b'"entry"', 200, b'{"ok": true}')), SUBSCRIPTION),
     ("runs", "§4.8#4", "fingerprint-hash-stale", answer(RUN, _fingerprint_stale), PATCH),
     ("lifecycle", "§4.6", "halt-drops-the-reason", answer(r"/halt$", _halt_reason_dropped, "POST"), HALT),
     ("lifecycle", "§4.11", "second-pause-accepted",
@@ -335,6 +362,7 @@ CHECKS = {
     "nulls": NULLS,
     "preflight": PREFLIGHT,
     "crawl": CRAWL,
+    "subscription": SUBSCRIPTION,
 }
 
 

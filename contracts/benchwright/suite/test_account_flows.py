@@ -220,11 +220,11 @@ def test_subscription_and_verification(client, target, policy, mock_only):
     )
     for _ in range(2):
         free = client.post("/v1/billing/subscription", json={"tier": "free"})
-        expect(free.status_code == 200, "billing.subscription", "POST /v1/billing/subscription",
+        expect(free.status_code == 200, "§10.9#2", "POST /v1/billing/subscription",
                f"tier=free answered {free.status_code}", free)  # fmt: skip
     paid = client.post("/v1/billing/subscription", json={"tier": "entry"})
     url = (body_of(paid) or {}).get("url")
-    expect(bool(url), "billing.subscription", "POST /v1/billing/subscription", f"a paid tier answered {body_of(paid)}",
+    expect(bool(url), "§10.9#3", "POST /v1/billing/subscription", f"a paid tier answered {body_of(paid)}",
            paid)  # fmt: skip
     require(policy, "verifySubscription")
     verify = client.post("/v1/billing/verify-subscription", json={"session_id": _checkout_id(url)})

@@ -61,7 +61,8 @@ def _finished_forkable(client, target) -> str:
 def test_fork_derives_from_its_parent(client, target, policy, mock_only):
     """§4.3: `description` is required; the fork records `forked_from` and `fork_description`,
     keeps the parent's model pin when none is sent, materializes only `indices`, and the
-    parent's `?expand=child_forks` (§4.4) lists it. A benchwright-harness parent is 409."""
+    parent's `?expand=child_forks` (§4.4#1) lists it, its `?expand=phase_breakdown` (§4.4#2) has a row per
+    phase invocation. A benchwright-harness parent is 409."""
     require(policy, "forkRun")
     parent_id = _finished_forkable(client, target)
     parent, _ = _run(client, parent_id)
@@ -117,10 +118,21 @@ def test_fork_derives_from_its_parent(client, target, policy, mock_only):
     children = [row.get("id") for row in (body_of(expanded) or {}).get("child_forks") or []]
     expect(
         fork["id"] in children,
-        "§4.4",
+        "§4.4#1",
         "GET /v1/runs/{id}?expand=child_forks",
         f"the parent's child_forks {children} do not list the fork",
         expanded,
+    )
+    breakdown = client.get(f"/v1/runs/{parent_id}", params={"expand": "phase_breakdown"})
+    phases = (body_of(breakdown) or {}).get("phase_breakdown")
+    expect(
+        isinstance(phases, list)
+        and bool(phases)
+        and all({"phase", "invocation", "duration_ms"} <= set(row) for row in phases),
+        "§4.4#2",
+        "GET /v1/runs/{id}?expand=phase_breakdown",
+        f"a finished run's phase_breakdown is {phases!r}",
+        breakdown,
     )
     native = launch_run(client)
     advance(target, 600)
