@@ -143,6 +143,9 @@ CLAUSES = [
     # §4.5 GET /v1/runs
     Clause("§4.5#1", "the status filter matches exactly, and in: sets by membership", via=("runs.filter",)),
     Clause("§4.5#2", "the visibility filter matches exactly"),
+    # §4.6 halt
+    Clause("§4.6#1", "halt stops the run now: the answer is the run with halted=true", via=("lifecycle.transitions",)),
+    Clause("§4.6#2", "the reason is recorded: operator_kill by <who>: <reason>, whitespace collapsed, cut at 200"),
     # §4.7 DELETE
     Clause("§4.7#1", "after DELETE every read of the run is 404", via=("runs.delete",)),
     Clause("§4.7#2", "teardown kills the run's sandboxes and stamps halt_reason operator_kill"),
@@ -163,6 +166,11 @@ CLAUSES = [
     Clause("§4.10#2", "avg_ms is the mean duration of the completed phases"),
     Clause("§4.10#3", "failed counts only phases of errored runs"),
     Clause("§4.10#4", "with no finalized runs the answer is a bare {}"),
+    # §4.11 pause and resume
+    Clause("§4.11#1", "pause halts a running run with an operator_pause reason"),
+    Clause("§4.11#2", "pausing a halted run is 409 already_halted"),
+    Clause("§4.11#3", "resume lifts an operator pause"),
+    Clause("§4.11#4", "resuming a run that is not paused is 409 not_paused"),
     # §5.1 GET /v1/runs/{id}/events
     Clause("§5.1#1", "events come in seq order, ascending by default"),
     Clause("§5.1#2", "after_seq returns only events with a greater seq"),
@@ -233,6 +241,13 @@ CLAUSES = [
     ),
     Clause("§8.6#2", "more than 1000 tasks in one request is 400"),
     Clause("§8.6#3", "a frozen subset refuses appends (409 subset_frozen)"),
+    # §8.7 register a scorer
+    Clause(
+        "§8.7#1",
+        "an impl id is imp_<benchmark>:<fingerprint>, its fingerprint 12 characters",
+        via=("registry.create_impl",),
+    ),
+    Clause("§8.7#2", "the same code registered again answers the same id"),
     # §8.8 updating
     Clause("§8.8#1", "PATCH answers {id, ok}, not the object, and refuses unknown fields", via=("registry.update",)),
     Clause("§8.8#2", "a non-admin official=true is refused"),
@@ -285,6 +300,10 @@ CLAUSES = [
     Clause("§10.6#1", "six consecutive labelled months ending at the current one", via=("billing.trend",)),
     Clause("§10.6#2", "current_month_cents is month_spent", via=("billing.month_spent",)),
     Clause("§10.6#3", "only the last bucket is current; current and previous month cents are those buckets"),
+    # §10.7 export
+    Clause("§10.7#1", "the export is an RFC 4180 CSV attachment with a filename", via=("billing.export",)),
+    Clause("§10.7#2", "it holds one row per ledger entry"),
+    Clause("§10.7#3", "type=runs exports per-run rows"),
     # §10.9 subscription
     Clause("§10.9#1", "subscription failures are legacy {error} bodies", via=("billing.subscription",)),
     Clause("§10.9#2", "tier free is an idempotent ack"),
@@ -362,6 +381,8 @@ SECTIONS = {
     "§10.1": "the balance and month_spent agree with the ledger",
     "§10.6": "the usage trend is six consecutive labelled months ending at the current one",
     "§10.9": "subscription failures are legacy {error} bodies; free is an ack; paid answers a checkout url",
+    "§8.7": "an impl id is imp_<benchmark>:<fingerprint>; the same code, the same id",
+    "§10.7": "the export is an RFC 4180 CSV attachment with one row per ledger entry",
     "§12": "a bug report answers 201 {id, status: open}; descriptions cap at 8000",
     "§12a": "operators: lifecycle, unique names, stop and shutdown, the pending queue",
     "§13": "rate-limit headers, the account's bucket and the 429 past the quota",

@@ -9,7 +9,8 @@ the natural-language and pinned launches, §4.4 child_forks, §4.6 halt, §4.8#4
 fingerprint, §4.11 pause and resume, §5.1#8 the events page size, §5.2 the stream's shape and end,
 §10.1#2 month_spent, §2.3 provider keys apart from the PAT, §2.5 teams and the payer, §3.6 expansion,
 §9.2#1 rule validation, §12a#1 an operator runs, §3.10 null versus missing,
-§4.2.5 each preflight refusal, §4.5#2 the visibility filter, §10.9 the subscription's answers."""
+§4.2.5 each preflight refusal, §4.5#2 the visibility filter, §10.9 the subscription's answers,
+§4.6/§4.11 halt, pause and resume, §8.7#2 the same code's impl id, §10.7 the export."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from contracts.benchwright.suite import (
     test_launch_modes,
     test_lifecycle,
     test_pagination,
+    test_registry,
     test_run_resources,
     test_scopes,
     test_sse,
@@ -59,6 +61,7 @@ FIXTURES: dict[str, Callable[[Any, Any, RunPolicy], Any]] = {
     "mock_only": lambda client, target, policy: None,
     "spent_run": lambda client, target, policy: finished_run(client, target),
     "finished": lambda client, target, policy: _fixture(test_sse.finished)(client, target),
+    "benchmark": lambda client, target, policy: _fixture(test_registry.benchmark)(client, policy),
 }
 
 
@@ -104,6 +107,8 @@ def CRAWL(url: str):
 
 
 SUBSCRIPTION = check(test_account_flows.test_subscription_and_verification, "client", "target", "policy", "mock_only")
+IMPL = check(test_registry.test_impls_are_content_addressed, "client", "policy", "benchmark")
+EXPORT = check(test_account_flows.test_export_is_the_ledger, "client")
 HALT = check(test_lifecycle.test_halt_and_pause_answer_as_documented, "client", "target", "policy", "mock_only")
 
 # -- drifts ----------------------------------------------------------------------------------------------
@@ -275,6 +280,40 @@ def _subscription_answer(tier: bytes, status: int, out: bytes):
     return answer
 
 
+def _same_code_new_id(app):
+    """An impl registered again under the same code is minted a new id."""
+    seen: set[bytes] = set()
+
+    def answer(scope, request, status, headers, raw):
+        if scope["method"] != "POST" or scope["path"] != "/v1/impls" or status >= 300 or not raw.startswith(b"{"):
+            return None
+        body, code = orjson.loads(raw), str(orjson.loads(request).get("code")).encode()
+        if code in seen:
+            body["id"] = f"{body.get('id')}-again"
+        seen.add(code)
+        out = orjson.dumps(body)
+        kept = [(k, v) for k, v in headers if k != b"content-length"]
+        return status, [*kept, (b"content-length", str(len(out)).encode())], out
+
+    return SharedRewrite(app, answer)
+
+
+def _export_drops_a_row(scope, status, headers, raw):
+    if scope["path"] == "/v1/billing/export" and b"type=runs" not in scope.get("query_string", b""):
+        lines = raw.rstrip(b"\r\n").split(b"\n")
+        raw = b"\n".join(lines[:-1]) + b"\n" if len(lines) > 1 else raw
+        headers = [(k, str(len(raw)).encode() if k == b"content-length" else v) for k, v in headers]
+    return status, headers, raw
+
+
+def _runs_export_renamed(scope, status, headers, raw):
+    if scope["path"] == "/v1/billing/export" and b"type=runs" in scope.get("query_string", b""):
+        _, _, rest = raw.partition(b"\n")
+        raw = b"id,amount_cents" + b"\n" + rest
+        headers = [(k, str(len(raw)).encode() if k == b"content-length" else v) for k, v in headers]
+    return status, headers, raw
+
+
 FINISHED = re.compile(rb"(?:id: \d+\r?\n)?event: run\.finished\r?\n(?:data: [^\n]*\r?\n)*\r?\n")
 SSE_ID = re.compile(rb"^id: (\d+)", re.MULTILINE)
 
@@ -309,14 +348,26 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("launch", "§4.2.2", "pinned-reads-another-benchmark", answer(RUN, _pinned_reads_another_benchmark), MODES),
     ("runs", "§4.4#1", "child-forks-empty", answer(RUN, _child_forks_empty), FORK),
     ("runs", "§4.4#2", "phase-breakdown-dropped", answer(RUN, _phase_breakdown_dropped), FORK),
+    ("registry", "§8.7#2", "same-code-new-id", _same_code_new_id, IMPL),
+    ("billing", "§10.7#2", "export-drops-a-row", lambda app: Rewrite(app, _export_drops_a_row), EXPORT),
+    ("billing", "§10.7#3", "runs-export-header-renamed", lambda app: Rewrite(app, _runs_export_renamed), EXPORT),
     ("billing", "§10.9#2", "free-tier-refused",
      lambda app: SharedRewrite(app, _subscription_answer(b'"free"', 402, b'{"error": "payment required"}')),
      SUBSCRIPTION),
     ("billing", "§10.9#3", "paid-tier-without-url",
      lambda app: SharedRewrite(app, _subscription_answer(b'"entry"', 200, b'{"ok": true}')), SUBSCRIPTION),
     ("runs", "§4.8#4", "fingerprint-hash-stale", answer(RUN, _fingerprint_stale), PATCH),
-    ("lifecycle", "§4.6", "halt-drops-the-reason", answer(r"/halt$", _halt_reason_dropped, "POST"), HALT),
-    ("lifecycle", "§4.11", "second-pause-accepted",
+    ("lifecycle", "§4.6#1", "halt-leaves-the-run-unhalted",
+     answer(r"/halt$", lambda s, b: b.__setitem__("halted", False), "POST"), HALT),
+    ("lifecycle", "§4.6#2", "halt-drops-the-reason", answer(r"/halt$", _halt_reason_dropped, "POST"), HALT),
+    ("lifecycle", "§4.11#1", "pause-without-operator-pause",
+     answer(r"/pause$", lambda s, b: b.__setitem__("halt_reason", "paused") if "halt_reason" in b else None, "POST"),
+     HALT),
+    ("lifecycle", "§4.11#3", "resume-leaves-it-halted",
+     answer(r"/resume$", lambda s, b: b.__setitem__("halted", True) if "halted" in b else None, "POST"), HALT),
+    ("lifecycle", "§4.11#4", "resume-of-a-running-run-accepted",
+     lambda app: Rewrite(app, set_status(200, lambda s, st: s["path"].endswith("/resume") and st == 409)), HALT),
+    ("lifecycle", "§4.11#2", "second-pause-accepted",
      lambda app: Rewrite(app, set_status(200, lambda s, st: s["path"].endswith("/pause") and st == 409)), HALT),
     ("cursors", "§5.1#8", "events-default-page-100", lambda app: Drifted(app, request=_default_page_100),
      EVENT_CLAMP),
@@ -363,6 +414,8 @@ CHECKS = {
     "preflight": PREFLIGHT,
     "crawl": CRAWL,
     "subscription": SUBSCRIPTION,
+    "impl": IMPL,
+    "export": EXPORT,
 }
 
 

@@ -173,7 +173,7 @@ def test_export_is_the_ledger(client):
         listed = sorted(row["id"] for row in ledger["data"])
         expect(
             exported == listed,
-            "billing.export",
+            "§10.7#2",
             "GET /v1/billing/export",
             f"the export holds {len(exported)} rows, the ledger {len(listed)}",
             response,
@@ -182,7 +182,7 @@ def test_export_is_the_ledger(client):
     header = next(csv.reader(io.StringIO(runs.text)), [])
     expect(
         runs.status_code == 200 and any("run" in column for column in header),
-        "billing.export",
+        "§10.7#3",
         "GET /v1/billing/export?type=runs",
         f"the runs export's header is {header}",
         runs,

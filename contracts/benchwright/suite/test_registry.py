@@ -356,7 +356,7 @@ def test_impls_are_content_addressed(client, policy, benchmark):
     again = client.post("/v1/impls", json={"subset": subset, "label": "probe v1 again", "code": code})
     expect(
         (body_of(again) or {}).get("id") == body.get("id"),
-        "registry.create_impl",
+        "§8.7#2",
         "POST /v1/impls",
         f"the same code registered as {(body_of(again) or {}).get('id')!r}, first {body.get('id')!r}",
         again,
