@@ -283,6 +283,14 @@ CLAUSES = [
     Clause("§9a.1#2", "a heartbeat cannot change the policy"),
     Clause("§9a.1#3", "a fingerprint stays bound to its key: another key is refused"),
     Clause("§9a.1#4", "a machine reads online only within the window of its last heartbeat"),
+    # §9a.2 asking for it on a run
+    Clause(
+        "§9a.2#1",
+        "a launch pinned to a machine that is not serving is 412 egress_endpoint_unavailable",
+        via=("egress.launch",),
+    ),
+    Clause("§9a.2#2", "wait_for_egress holds the run instead: 202"),
+    Clause("§9a.2#3", "a bare local_egress launch has no launch-time check: 202"),
     # §9a.3 serving work
     Clause("§9a.3#1", "a pinned run is its machine's pending work until attach releases it", via=("egress.serving",)),
     Clause("§9a.3#2", "the status read carries no connection details"),
@@ -376,6 +384,7 @@ SECTIONS = {
     "§9.6": "host policy entries carry their source; the starter pack adds the five hosts",
     "§9.7": "blocked hosts carry their counts and sources; clearing a host drops it",
     "§9a.1": "a registration is signed, its id is eg_ + 10 base32 characters, and a heartbeat cannot change policy",
+    "§9a.2": "a launch pinned to a machine that is not serving is 412 unless it waits",
     "§9a.3": "a pinned run is its machine's pending work until attach releases it",
     "§9a.4": "a host is routed through the tunnel exactly when the frozen policy says",
     "§10.1": "the balance and month_spent agree with the ledger",

@@ -10,7 +10,8 @@ fingerprint, §4.11 pause and resume, §5.1#8 the events page size, §5.2 the st
 §10.1#2 month_spent, §2.3 provider keys apart from the PAT, §2.5 teams and the payer, §3.6 expansion,
 §9.2#1 rule validation, §12a#1 an operator runs, §3.10 null versus missing,
 §4.2.5 each preflight refusal, §4.5#2 the visibility filter, §10.9 the subscription's answers,
-§4.6/§4.11 halt, pause and resume, §8.7#2 the same code's impl id, §10.7 the export."""
+§4.6/§4.11 halt, pause and resume, §8.7#2 the same code's impl id, §10.7 the export,
+§9a.2 the launches that skip the serving check."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from contracts.benchwright.suite import (
     test_derived,
     test_launch_modes,
     test_lifecycle,
+    test_local_egress,
     test_pagination,
     test_registry,
     test_run_resources,
@@ -109,6 +111,7 @@ def CRAWL(url: str):
 SUBSCRIPTION = check(test_account_flows.test_subscription_and_verification, "client", "target", "policy", "mock_only")
 IMPL = check(test_registry.test_impls_are_content_addressed, "client", "policy", "benchmark")
 EXPORT = check(test_account_flows.test_export_is_the_ledger, "client")
+PINNED = check(test_local_egress.test_pinned_launch_needs_a_serving_machine, "client", "target", "policy", "mock_only")
 HALT = check(test_lifecycle.test_halt_and_pause_answer_as_documented, "client", "target", "policy", "mock_only")
 
 # -- drifts ----------------------------------------------------------------------------------------------
@@ -231,13 +234,13 @@ def _list_rows_carry_inference(scope, body):
         row.setdefault("inference", None)
 
 
-def _refusal_status(clause_body: bytes, status: int):
-    """A refused launch whose request carries `clause_body` answers `status` instead (the run is still not made)."""
+def _refusal_status(clause_body: bytes, status: int, was: int | None = None):
+    """A launch whose request carries `clause_body`, refused (or answered `was`), answers `status` instead."""
 
     def answer(scope, request, old, headers, raw):
-        if scope["method"] == "POST" and scope["path"] == "/v1/runs" and clause_body in request and old >= 400:
-            return status, headers, raw
-        return None
+        if scope["method"] != "POST" or scope["path"] != "/v1/runs" or clause_body not in request:
+            return None
+        return (status, headers, raw) if (old == was if was is not None else old >= 400) else None
 
     return lambda app: SharedRewrite(app, answer)
 
@@ -351,6 +354,8 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("registry", "§8.7#2", "same-code-new-id", _same_code_new_id, IMPL),
     ("billing", "§10.7#2", "export-drops-a-row", lambda app: Rewrite(app, _export_drops_a_row), EXPORT),
     ("billing", "§10.7#3", "runs-export-header-renamed", lambda app: Rewrite(app, _runs_export_renamed), EXPORT),
+    ("egress", "§9a.2#2", "waiting-launch-refused", _refusal_status(b'"wait_for_egress"', 412, 202), PINNED),
+    ("egress", "§9a.2#3", "bare-local-egress-refused", _refusal_status(b'"local_egress"', 412, 202), PINNED),
     ("billing", "§10.9#2", "free-tier-refused",
      lambda app: SharedRewrite(app, _subscription_answer(b'"free"', 402, b'{"error": "payment required"}')),
      SUBSCRIPTION),
@@ -416,6 +421,7 @@ CHECKS = {
     "subscription": SUBSCRIPTION,
     "impl": IMPL,
     "export": EXPORT,
+    "pinned": PINNED,
 }
 
 

@@ -137,7 +137,7 @@ def test_pinned_launch_needs_a_serving_machine(client, target, policy, mock_only
     )
     expect(
         held.status_code == 202,
-        "egress.launch",
+        "§9a.2#2",
         "POST /v1/runs",
         f"with wait_for_egress the launch answered {held.status_code} {code_of(held)}",
         held,
@@ -145,7 +145,7 @@ def test_pinned_launch_needs_a_serving_machine(client, target, policy, mock_only
     bare = client.post("/v1/runs", json={**LAUNCH, "metadata": {"local_egress": True}})
     expect(
         bare.status_code == 202,
-        "egress.launch",
+        "§9a.2#3",
         "POST /v1/runs",
         f"a bare local_egress launch answered {bare.status_code} {code_of(bare)}",
         bare,
