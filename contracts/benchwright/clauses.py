@@ -302,6 +302,13 @@ CLAUSES = [
     # §10.1 balance
     Clause("§10.1#1", "the balance is the newest ledger row's balance_after"),
     Clause("§10.1#2", "month_spent is the month's debits"),
+    # §10.3 top-up status
+    Clause(
+        "§10.3#1",
+        "a paid top-up reads succeeded with the amount asked for; its ledger row references it",
+        via=("billing.topup",),
+    ),
+    Clause("§10.3#2", "a top-up reads by its top_ id or the bare UUID alike"),
     # §10.4 transactions
     Clause("§10.4#1", "ledger rows chain: balance_after = previous + delta", via=("billing.ledger",)),
     # §10.6 usage trend
@@ -388,6 +395,7 @@ SECTIONS = {
     "§9a.3": "a pinned run is its machine's pending work until attach releases it",
     "§9a.4": "a host is routed through the tunnel exactly when the frozen policy says",
     "§10.1": "the balance and month_spent agree with the ledger",
+    "§10.3": "a paid top-up reads succeeded with the amount asked for, by top_ id or bare UUID",
     "§10.6": "the usage trend is six consecutive labelled months ending at the current one",
     "§10.9": "subscription failures are legacy {error} bodies; free is an ack; paid answers a checkout url",
     "§8.7": "an impl id is imp_<benchmark>:<fingerprint>; the same code, the same id",

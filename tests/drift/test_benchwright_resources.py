@@ -678,7 +678,7 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     # billing flows (§10)
     ("topup-unbounded", "billing", "billing.topup_bounds", _status(200, r"^/v1/billing/topups$", 400), BOUNDS),
     ("topup-amount-off", "billing", "billing.topup", _body(r"^/v1/billing/topups/", _topup_amount_off), TOPUP),
-    ("bare-topup-id-refused", "billing", "billing.topup",
+    ("bare-topup-id-refused", "billing", "§10.3#2",
      lambda app: Rewrite(app, set_status(404, lambda s, st: st == 200 and re.search(r"/topups/[0-9a-f]{8}-", s["path"])
                                           is not None)), TOPUP),
     ("export-inline", "billing", "billing.export",

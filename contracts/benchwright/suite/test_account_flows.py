@@ -54,7 +54,7 @@ def test_topup_bounds(client, policy):
 def test_paid_topup_succeeded(client, target, policy, mock_only):
     """§10.3: once paid (the control surface pays the checkout), the ledger's `stripe_topup`
     row references the top-up, which reads `succeeded` with its `top_` id and the amount asked
-    for, under the bare UUID too; one that never succeeded is 404."""
+    for, under the bare UUID too (§10.3#2); one that never succeeded is 404."""
     require(policy, "createTopup")
     low, _ = _amount_bounds()
     amount = low * 3
@@ -85,8 +85,14 @@ def test_paid_topup_succeeded(client, target, policy, mock_only):
         response = client.get(f"/v1/billing/topups/{handle}")
         body = body_of(response) or {}
         expect(
-            response.status_code == 200
-            and body.get("status") == "succeeded"
+            response.status_code == 200,
+            "billing.topup" if handle.startswith("top_") else "§10.3#2",
+            "GET /v1/billing/topups/{id}",
+            f"{handle}: answered {response.status_code} {code_of(response)}",
+            response,
+        )
+        expect(
+            body.get("status") == "succeeded"
             and body.get("id") == f"top_{reference}"
             and (body.get("amount") or {}).get("amount_cents") == amount,
             "billing.topup",
