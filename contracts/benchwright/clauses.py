@@ -14,7 +14,7 @@ from contracts.runner.claims import Clause
 CLAUSES = [
     # §1 Versioning and headers
     Clause("§1#1", "every response carries X-Benchwright-Request-Id", via=("headers.request_id",)),
-    Clause("§1#2", "every response carries X-Benchwright-Api-Version: 1"),
+    Clause("§1#2", "every response carries X-Benchwright-Api-Version: 1", via=("headers.api_version",)),
     # §2.0 Two prefixes
     Clause("§2.0#1", "/api expects a browser session: a PAT there is 401 while /v1 serves it"),
     # (its other statement, that a few /v1 operations refuse PATs, is §2.4#11)
@@ -66,11 +66,13 @@ CLAUSES = [
     Clause("§3.1#3", "subset and impl ids end in ':' and the first 12 hex characters of their content hash"),
     # §3.2 Timestamps
     Clause("§3.2#1", "timestamps are RFC 3339 strings with a UTC offset", via=("timestamps.rfc3339",)),
-    Clause("§3.2#2", "duration fields (`_ms`) are integers, never floats"),
+    Clause("§3.2#2", "duration fields (`_ms`) are integers, never floats", via=("timestamps.duration_ms",)),
     # §3.3 Money
     Clause("§3.3#1", "amount_cents is a whole-cent integer", via=("money.shape",)),
-    Clause("§3.3#2", "currency is an ISO-4217 code"),
-    Clause("§3.3#3", "amount_cents is amount_usd rounded up: a non-zero cost is at least 1 cent"),
+    Clause("§3.3#2", "currency is an ISO-4217 code", via=("money.currency",)),
+    Clause(
+        "§3.3#3", "amount_cents is amount_usd rounded up: a non-zero cost is at least 1 cent", via=("money.rounding",)
+    ),
     # §3.4 Pagination
     Clause(
         "§3.4#1",
@@ -118,8 +120,12 @@ CLAUSES = [
         "4xx answers are application/problem+json (the legacy {error} body where the reference says so)",
         via=("errors.problem",),
     ),
-    Clause("§3.9#2", "a problem's status member is the HTTP status"),
-    Clause("§3.9#3", "a problem carries type, title, status, code, detail, request_id and retryable"),
+    Clause("§3.9#2", "a problem's status member is the HTTP status", via=("errors.status_member",)),
+    Clause(
+        "§3.9#3",
+        "a problem carries type, title, status, code, detail, request_id and retryable",
+        via=("errors.problem_fields",),
+    ),
     # §4.1.1 status, display_status, halt_reason (and the Run object's cost fields, §4.1)
     Clause(
         "§4.1.1#1",
@@ -341,10 +347,18 @@ CLAUSES = [
     Clause("§13#1", "authenticated answers carry X-RateLimit-Limit, -Remaining and -Reset", via=("ratelimit.headers",)),
     Clause("§13#2", "Remaining counts down the account's bucket, shared by its PATs", via=("ratelimit.counters",)),
     Clause("§13#3", "past the quota a request is 429 rate_limited", via=("ratelimit.exceeded",)),
-    Clause("§13#4", "the X-RateLimit-* values are whole numbers and Remaining never exceeds Limit"),
-    Clause("§13#5", "anonymous answers and 401s carry no X-RateLimit-* headers"),
+    Clause(
+        "§13#4",
+        "the X-RateLimit-* values are whole numbers and Remaining never exceeds Limit",
+        via=("ratelimit.values",),
+    ),
+    Clause("§13#5", "anonymous answers and 401s carry no X-RateLimit-* headers", via=("ratelimit.anonymous",)),
     Clause("§13#6", "a 429 carries Retry-After in whole seconds within the window"),
     Clause("§13#7", "GET /v1/users/me/rate-limits says what the headers say"),
+    # §14 Error reference: a code is one the reference documents for the operation
+    Clause(
+        "§14#1", "an error's code is one the reference documents for the operation", via=("errors.code_documented",)
+    ),
 ]
 
 # the sections whose checks raise a drift under the section itself (`Drift("§14", ...)`) or under one of

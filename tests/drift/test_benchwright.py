@@ -729,7 +729,7 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("problem-as-plain-json", "errors", "errors.problem",
      headers(lambda t: t.__setitem__(b"content-type", b"application/json") if t.get(b"content-type", b"").startswith(
          b"application/problem") else None), CRAWL),
-    ("problem-code-undocumented", "errors", "§14", problems(_set("code", "not_a_documented_code")), CRAWL),
+    ("problem-code-undocumented", "errors", "§14#1", problems(_set("code", "not_a_documented_code")), CRAWL),
     ("problem-without-request-id", "errors", "§3.9#3", problems(_pop("request_id")), CRAWL),
     ("problem-status-disagrees", "errors", "§3.9#2", problems(lambda b: b.__setitem__("status", 400)), CRAWL),
     # spec
