@@ -275,6 +275,10 @@ CLAUSES = [
     # §9.3 rotation
     Clause("§9.3#1", "PATCH answers {id}", via=("secrets.rotation",)),
     Clause("§9.3#2", "a PATCH without value only relabels"),
+    # §9.5 managing rules independently
+    Clause("§9.5#1", "a rule POST answers 201 with a one-element array", via=("secrets.rule_routes",)),
+    Clause("§9.5#2", "the added rule's host is allowed in the host policy (auto_from_secret)"),
+    Clause("§9.5#3", "a rule DELETE is 204 and drops the rule from the secret"),
     # §9.6 Host policy
     Clause("§9.6#1", "entries carry their source", via=("host_policy.rules",)),
     Clause("§9.6#2", "default_mode is allow until PATCH /host-policy/default flips it", via=("host_policy.default",)),
@@ -402,6 +406,7 @@ SECTIONS = {
     "§8.9": "recipe patches merge and report changes; task patches fork and retire the old",
     "§9.2": "rules are validated, blank inline ones skipped, and each allows its host",
     "§9.3": "PATCH answers {id}; without a value it only relabels",
+    "§9.5": "a rule POST answers a one-element array and allows its host; DELETE is 204 and drops it",
     "§9.6": "host policy entries carry their source; the starter pack adds the five hosts",
     "§9.7": "blocked hosts carry their counts and sources; clearing a host drops it",
     "§9a.1": "a registration is signed, its id is eg_ + 10 base32 characters, and a heartbeat cannot change policy",

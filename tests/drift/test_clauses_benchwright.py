@@ -11,7 +11,7 @@ fingerprint, §4.11 pause and resume, §5.1#8 the events page size, §5.2 the st
 §9.2#1 rule validation, §12a#1 an operator runs, §3.10 null versus missing,
 §4.2.5 each preflight refusal, §4.5#2 the visibility filter, §10.9 the subscription's answers,
 §4.6/§4.11 halt, pause and resume, §8.7#2 the same code's impl id, §10.7 the export,
-§9a.2 the launches that skip the serving check."""
+§9a.2 the launches that skip the serving check, §9.5 the rule routes."""
 
 from __future__ import annotations
 
@@ -112,6 +112,7 @@ SUBSCRIPTION = check(test_account_flows.test_subscription_and_verification, "cli
 IMPL = check(test_registry.test_impls_are_content_addressed, "client", "policy", "benchmark")
 EXPORT = check(test_account_flows.test_export_is_the_ledger, "client")
 PINNED = check(test_local_egress.test_pinned_launch_needs_a_serving_machine, "client", "target", "policy", "mock_only")
+RULE_ROUTES = check(test_vault.test_rule_routes_and_delete_withdraw_entries, "client", "policy")
 HALT = check(test_lifecycle.test_halt_and_pause_answer_as_documented, "client", "target", "policy", "mock_only")
 
 # -- drifts ----------------------------------------------------------------------------------------------
@@ -317,6 +318,29 @@ def _runs_export_renamed(scope, status, headers, raw):
     return status, headers, raw
 
 
+def _rule_routes_host_not_allowed(scope, body):
+    body["data"] = [row for row in body.get("data") or [] if row.get("source") != "auto_from_secret"]
+
+
+RULE = re.compile(r"^/v1/secrets/[^/]+/rules/[^/]+$")
+
+
+def _rule_delete_ignored(app):
+    """A rule DELETE answers 204 and deletes nothing."""
+
+    def request(scope):
+        if scope["method"] == "DELETE" and RULE.match(scope["path"]):
+            scope["method"] = "GET"
+            scope["ignored_delete"] = True
+
+    def hook(scope, status, headers, raw):
+        if not scope.get("ignored_delete"):
+            return status, headers, raw
+        return 204, [(k, v) for k, v in headers if k not in (b"content-length", b"content-type")], b""
+
+    return Rewrite(app, hook, request)
+
+
 FINISHED = re.compile(rb"(?:id: \d+\r?\n)?event: run\.finished\r?\n(?:data: [^\n]*\r?\n)*\r?\n")
 SSE_ID = re.compile(rb"^id: (\d+)", re.MULTILINE)
 
@@ -356,6 +380,9 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("billing", "§10.7#3", "runs-export-header-renamed", lambda app: Rewrite(app, _runs_export_renamed), EXPORT),
     ("egress", "§9a.2#2", "waiting-launch-refused", _refusal_status(b'"wait_for_egress"', 412, 202), PINNED),
     ("egress", "§9a.2#3", "bare-local-egress-refused", _refusal_status(b'"local_egress"', 412, 202), PINNED),
+    ("vault", "§9.5#2", "rule-route-host-not-allowed", answer(r"^/v1/host-policy$", _rule_routes_host_not_allowed),
+     RULE_ROUTES),
+    ("vault", "§9.5#3", "rule-delete-ignored", _rule_delete_ignored, RULE_ROUTES),
     ("billing", "§10.9#2", "free-tier-refused",
      lambda app: SharedRewrite(app, _subscription_answer(b'"free"', 402, b'{"error": "payment required"}')),
      SUBSCRIPTION),
@@ -422,6 +449,7 @@ CHECKS = {
     "impl": IMPL,
     "export": EXPORT,
     "pinned": PINNED,
+    "rule-routes": RULE_ROUTES,
 }
 
 

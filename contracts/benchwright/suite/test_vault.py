@@ -167,7 +167,7 @@ def test_rule_routes_and_delete_withdraw_entries(client, policy):
     entries, _, response = _policy(client)
     expect(
         (entries.get(extra) or {}).get("source") == "auto_from_secret",
-        "secrets.rule_routes",
+        "§9.5#2",
         "GET /v1/host-policy",
         f"the rule route's host reads {entries.get(extra) or 'absent'}",
         response,
@@ -176,7 +176,7 @@ def test_rule_routes_and_delete_withdraw_entries(client, policy):
     left = [rule.get("host_pattern") for rule in (_secret(client, secret_id) or {}).get("rules") or []]
     expect(
         removed.status_code == 204 and extra not in left,
-        "secrets.rule_routes",
+        "§9.5#3",
         "DELETE /v1/secrets/{id}/rules/{rule_id}",
         f"answered {removed.status_code}; the secret's rules are {left}",
         removed,
