@@ -3,9 +3,8 @@ could break alone. A section not split here is one clause. A check asserts a cla
 its id (`"§2.4#1"`) or one of the suite claim ids the clause lists in `via` (the suite claim's
 checks assert exactly that clause), so a suite claim names at most one clause.
 
-Sections are walked in the reference's order. Where a section's clauses are not listed, the
-section states one thing (or, for §2.3, §2.5, §3.6, §3.10 and §4.11, is not split yet: see
-docs/benchwright.md)."""
+Sections are walked in the reference's order. A section whose clauses are not listed is read as
+one statement, the one its checks assert (docs/benchwright.md names those that state more)."""
 
 from __future__ import annotations
 
