@@ -22,6 +22,16 @@ CLAIMS = {
         Claim("timestamps.rfc3339", "§3.2", "timestamps are RFC 3339 strings in UTC; durations are `_ms` integers"),
         Claim("money.shape", "§3.3", "money is whole integer cents with an ISO-4217 currency; amount_usd is exact"),
         Claim("etag.weak", "§3.8", 'ETags are weak: W/"<id>:<updated_at epoch ms>"'),
+        # the conventions check's findings, one clause each (contracts/benchwright/clauses.py `via`)
+        Claim("headers.api_version", "§1", "every response carries X-Benchwright-Api-Version: 1"),
+        Claim("timestamps.duration_ms", "§3.2", "duration fields (`_ms`) are integers"),
+        Claim("money.currency", "§3.3", "a money object's currency is an ISO-4217 code"),
+        Claim("money.rounding", "§3.3", "amount_cents is amount_usd rounded up"),
+        Claim("errors.status_member", "§3.9", "a problem's status member is the HTTP status"),
+        Claim("errors.problem_fields", "§3.9", "a problem carries all its standard members"),
+        Claim("errors.code_documented", "§14", "an error's code is one the reference documents for the operation"),
+        Claim("ratelimit.values", "§13", "X-RateLimit-* values are whole numbers; Remaining never exceeds Limit"),
+        Claim("ratelimit.anonymous", "§13", "anonymous answers and 401s carry no X-RateLimit-* headers"),
         Claim("errors.problem", "§3.9", "errors are problem+json carrying a `code` documented for the operation"),
         Claim("ratelimit.headers", "§13", "X-RateLimit-* headers on authenticated responses only"),
         Claim(
@@ -121,3 +131,9 @@ register(CLAIMS.values())
 
 # the per-resource claims (§4.3 to §17), in their own module; it adds itself to CLAIMS
 from contracts.benchwright import section_claims  # noqa: E402,F401
+
+# the sections whose checks name a clause of theirs (`Drift("§4.7#2", ...)`) or the section itself
+from contracts.benchwright.clauses import SECTIONS  # noqa: E402
+
+register(Claim(section, section, text) for section, text in SECTIONS.items() if section not in CLAIMS)
+CLAIMS.update({section: Claim(section, section, text) for section, text in SECTIONS.items() if section not in CLAIMS})

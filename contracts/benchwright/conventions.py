@@ -2,8 +2,10 @@
 
 §1 headers, §3.2 timestamps and `_ms` integers, §3.3 money objects, §3.8 the weak
 ETag shape, §3.9 problem+json with a `code` documented for the operation (or the
-legacy `{"error"}` body where the spec says so), §13 rate-limit headers on
-authenticated responses only. Each finding names its claim.
+legacy `{"error"}` body where the spec says so), §14 its code one the reference documents for the
+operation, §13 rate-limit headers on authenticated responses only. Each finding names the suite claim
+of the one clause it breaks (`headers.api_version` is §1#2: contracts/benchwright/clauses.py lists each
+in its clause's `via`); the ids stay ASCII, as the differential proxy relays them in a header.
 """
 
 from __future__ import annotations
@@ -37,19 +39,22 @@ def body_findings(body: Any) -> list[tuple[str, str]]:
             if isinstance(value, str) and key.endswith(TIMESTAMP_KEYS) and not RFC3339.match(value):
                 findings.append(("timestamps.rfc3339", f"{path}.{key} = {value!r} is not RFC 3339"))
             if key.endswith("_ms") and value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-                findings.append(("timestamps.rfc3339", f"{path}.{key} = {value!r} is not an integer"))
+                findings.append(("timestamps.duration_ms", f"{path}.{key} = {value!r} is not an integer"))
         if "amount_cents" in node:
             cents, currency = node.get("amount_cents"), node.get("currency")
             if isinstance(cents, bool) or not isinstance(cents, int):
                 findings.append(("money.shape", f"{path}.amount_cents = {cents!r} is not whole cents"))
             if not (isinstance(currency, str) and re.fullmatch(r"[A-Z]{3}", currency)):
-                findings.append(("money.shape", f"{path}.currency = {currency!r} is not ISO-4217"))
+                findings.append(("money.currency", f"{path}.currency = {currency!r} is not ISO-4217"))
             usd = node.get("amount_usd")
             if isinstance(usd, int | float) and isinstance(cents, int) and not isinstance(usd, bool):
                 expected = math.ceil(round(usd * 100, 6)) if usd > 0 else 0
                 if cents != expected:
                     findings.append(
-                        ("money.shape", f"{path}: amount_cents {cents} is not amount_usd {usd} rounded up ({expected})")
+                        (
+                            "money.rounding",
+                            f"{path}: amount_cents {cents} is not amount_usd {usd} rounded up ({expected})",
+                        )
                     )
     return findings
 
@@ -64,7 +69,7 @@ def response_findings(
         findings.append(("headers.request_id", "X-Benchwright-Request-Id is missing"))
     if lower.get("x-benchwright-api-version") != "1":
         findings.append(
-            ("headers.request_id", f"X-Benchwright-Api-Version is {lower.get('x-benchwright-api-version')!r}")
+            ("headers.api_version", f"X-Benchwright-Api-Version is {lower.get('x-benchwright-api-version')!r}")
         )
     etag = lower.get("etag")
     if etag is not None and not WEAK_ETAG.match(etag):
@@ -75,11 +80,11 @@ def response_findings(
     if len(has_rate) == len(RATE_HEADERS):
         values = [lower[name] for name in RATE_HEADERS]
         if not all(re.fullmatch(r"\d+", v) for v in values):
-            findings.append(("ratelimit.headers", f"X-RateLimit-* values are not whole numbers: {values}"))
+            findings.append(("ratelimit.values", f"X-RateLimit-* values are not whole numbers: {values}"))
         elif int(values[1]) > int(values[0]):
-            findings.append(("ratelimit.headers", f"X-RateLimit-Remaining {values[1]} exceeds the limit {values[0]}"))
+            findings.append(("ratelimit.values", f"X-RateLimit-Remaining {values[1]} exceeds the limit {values[0]}"))
     if authenticated is False and has_rate:
-        findings.append(("ratelimit.headers", f"anonymous response carries {has_rate}"))
+        findings.append(("ratelimit.anonymous", f"anonymous response carries {has_rate}"))
     media = lower.get("content-type", "").split(";")[0].strip()
     body: Any = None
     if media.endswith("json") and content:
@@ -109,14 +114,14 @@ def _error_findings(operation: dict[str, Any], status: int, media: str, body: An
     if not isinstance(body, dict):
         return [("errors.problem", f"{status}: the problem body is not a JSON object")]
     missing = [k for k in ("type", "title", "status", "code", "detail", "request_id", "retryable") if k not in body]
-    findings = [("errors.problem", f"{status}: problem fields missing {missing}")] if missing else []
+    findings = [("errors.problem_fields", f"{status}: problem fields missing {missing}")] if missing else []
     if "status" in body and body["status"] != status:
-        findings.append(("errors.problem", f"{status}: the problem's status member says {body['status']!r}"))
+        findings.append(("errors.status_member", f"{status}: the problem's status member says {body['status']!r}"))
     code = body.get("code")
     if code not in documented:
         findings.append(
             (
-                "errors.problem",
+                "errors.code_documented",
                 f"{status} code {code!r} is not documented for this operation (documented: {documented})",
             )
         )

@@ -74,7 +74,7 @@ def identifier_findings(operation_id: str, body: Any) -> list[tuple[str, str]]:
         for row in body.get("data") or []:
             ident = row.get("id") if isinstance(row, dict) else None
             if not (isinstance(ident, str) and ident.startswith("txn_") and UUID.match(ident[4:])):
-                out.append(("ids.shape", f"transaction id {ident!r} is not txn_ + UUID"))
+                out.append(("§3.1#2", f"transaction id {ident!r} is not txn_ + UUID"))
     for node in _objects(body):
         ident, kind = node.get("id"), node.get("object")
         if not isinstance(ident, str):
@@ -82,7 +82,7 @@ def identifier_findings(operation_id: str, body: Any) -> list[tuple[str, str]]:
         if kind == "run" and not UUID.match(ident):
             out.append(("ids.shape", f"run id {ident!r} is not a UUID"))
         elif ident.startswith(("sub_", "imp_")) and not HASHED.match(ident):
-            out.append(("ids.shape", f"{ident!r} does not end in ':' and 12 hex characters of its hash"))
+            out.append(("§3.1#3", f"{ident!r} does not end in ':' and 12 hex characters of its hash"))
     return out
 
 
@@ -93,17 +93,17 @@ def pagination_findings(body: Any) -> list[tuple[str, str]]:
         return []
     out = []
     if "total" in page:
-        out.append(("pagination.traversal", "a cursor-paginated list reports a total"))
+        out.append(("§3.4#4", "a cursor-paginated list reports a total"))
     token = page.get("next_page_token")
     if page["has_more"] is True and not (isinstance(token, str) and token):
-        out.append(("pagination.traversal", f"has_more without a next_page_token ({token!r})"))
+        out.append(("§3.4#5", f"has_more without a next_page_token ({token!r})"))
     if page["has_more"] is False and token:
-        out.append(("pagination.traversal", "a last page still offers a next_page_token"))
+        out.append(("§3.4#5", "a last page still offers a next_page_token"))
     return out
 
 
 FILTERS = {  # operationId -> (query parameter, row field) pairs the crawl reads filtered (§3.5, §4.5, §6.1, §7.1)
-    "listRuns": (("status", "status", "runs.filter"), ("visibility", "visibility", "runs.filter")),
+    "listRuns": (("status", "status", "runs.filter"), ("visibility", "visibility", "§4.5#2")),
     "listRunArtifacts": (("type", "type", "artifacts.filter"),),
     "listRunTasks": (("passed", "passed", "tasks.filter"),),
 }
@@ -210,9 +210,9 @@ def anonymous_findings(crawl, path: str, status: int) -> list[tuple[str, str]]:
         return []
     visibility = run.get("visibility")
     if visibility == "private" and 200 <= status < 400:
-        return [("visibility.anonymous", f"a private run's {path} was served to an anonymous caller ({status})")]
+        return [("§2.2#4", f"a private run's {path} was served to an anonymous caller ({status})")]
     if visibility in ("public", "unlisted") and status in (401, 403, 404):
-        return [("visibility.anonymous", f"a {visibility} run's {path} refused an anonymous caller ({status})")]
+        return [("§2.2#3", f"a {visibility} run's {path} refused an anonymous caller ({status})")]
     return []
 
 
@@ -241,18 +241,34 @@ CRAWL = CrawlHooks(
     },
     claims=(
         "runs.filter",
+        "§4.5#2",
         "artifacts.filter",
         "tasks.filter",
         "filters.unknown",
         "visibility.anonymous",
+        "§2.2#3",
+        "§2.2#4",
         "ids.shape",
+        "§3.1#2",
+        "§3.1#3",
         "pagination.traversal",
+        "§3.4#4",
+        "§3.4#5",
         "headers.request_id",
+        "headers.api_version",
         "timestamps.rfc3339",
+        "timestamps.duration_ms",
         "money.shape",
+        "money.currency",
+        "money.rounding",
         "etag.weak",
         "errors.problem",
+        "errors.status_member",
+        "errors.problem_fields",
+        "errors.code_documented",
         "ratelimit.headers",
+        "ratelimit.values",
+        "ratelimit.anonymous",
         "artifacts.active_content",
         "tasks.error_class",
         "tasks.timestamp",

@@ -9,6 +9,7 @@ untouched unless the request hook changed them.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -22,7 +23,7 @@ ResponseHook = Callable[[dict[str, Any], int, list[tuple[bytes, bytes]], Any], t
 
 def Drifted(app: Any, request: RequestHook | None = None, response: ResponseHook | None = None) -> Any:
     """The shared drift wrapper (`tests.drifting`) on `/v1` paths, with a hook over parsed JSON
-    answers; anything that is not JSON passes through as it is produced."""
+    answers; anything that is not one JSON document passes through as it is produced."""
 
     def answer(scope: dict[str, Any], _request: bytes, status: int, headers: list, raw: bytes):
         body = orjson.loads(raw) if raw else None
@@ -34,7 +35,8 @@ def Drifted(app: Any, request: RequestHook | None = None, response: ResponseHook
         answer if response is not None else None,
         request,
         applies=lambda path: path.startswith("/v1/"),
-        stream=lambda media: b"json" not in media,
+        # a JSON document is parsed; anything else (an event stream, an NDJSON dataset) passes as produced
+        stream=lambda media: b"json" not in media or b"ndjson" in media,
     )
 
 
@@ -199,3 +201,32 @@ class StreamRewrite:
             await send(message)
 
         await self.app(scope, receive, rewrite)
+
+
+def clauses_named(run: Callable[[], Any]) -> set[str]:
+    """The claims, and the clauses of Benchwright's reference, a check names: the drifts it returns or
+    raises, their clause ids (`Drift("§4.7#2", ...)`), and the clause a suite claim id asserts (`via`)."""
+    from contracts.runner.claims import Drift
+
+    found: list[Drift] = []
+
+    def collect(errors: list[BaseException]) -> None:
+        for error in errors:
+            if isinstance(error, Drift):
+                found.append(error)
+            elif isinstance(error, BaseExceptionGroup):
+                collect(list(error.exceptions))
+
+    try:
+        collect(list(run() or []))
+    except (Drift, BaseExceptionGroup) as error:
+        collect([error])
+    ids = {d.claim.id for d in found} | {d.clause for d in found if d.clause}
+    return ids | _reference().clause_ids(ids)
+
+
+@cache
+def _reference() -> Any:
+    from contracts.runner.coverage import reference
+
+    return reference("benchwright")

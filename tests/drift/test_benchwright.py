@@ -40,10 +40,11 @@ from tests.benchwright.drift import (
     InFlightDuplicates,
     InFlightQueued,
     StreamRewrite,
+    clauses_named,
     drop_query_parameter,
     drop_request_header,
 )
-from tests.drift.harness import Rewrite, caught, crawl_drifts, on_headers, on_json, rows, served, set_status
+from tests.drift.harness import Rewrite, crawl_drifts, on_headers, on_json, rows, served, set_status
 from tests.drifting import Rewrite as SharedRewrite
 
 TOKEN = "bw_live_pat_" + "ab12" * 10
@@ -686,19 +687,19 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("token-value-listed", "non-disclosure", "tokens.no_value", _json_rewrite(_token_echo), CRAWL),
     ("caller-credential-echoed", "non-disclosure", "crawl.non_disclosure", _echo_bearer, CRAWL),
     # visibility and anonymous access
-    ("private-run-served-anonymously", "visibility", "visibility.anonymous",
+    ("private-run-served-anonymously", "visibility", "§2.2#4",
      _anonymous_status(200, r"^/v1/runs/[^/]+/tasks$", range(404, 405)), CRAWL),
-    ("public-run-refused-anonymously", "visibility", "visibility.anonymous",
+    ("public-run-refused-anonymously", "visibility", "§2.2#3",
      _anonymous_status(401, r"^/v1/runs/[^/]+$", range(200, 300)), CRAWL),
     ("registry-refuses-anonymous", "visibility", "visibility.anonymous",
      _anonymous_status(401, r"^/v1/registry/", range(200, 300)), CRAWL),
-    ("rate-headers-on-anonymous", "rate limits", "ratelimit.headers", _anonymous_rate_headers, CRAWL),
+    ("rate-headers-on-anonymous", "rate limits", "§13#5", _anonymous_rate_headers, CRAWL),
     # identifiers and cursors, as read
     ("run-id-prefixed", "units", "ids.shape", runs(lambda row: row.__setitem__("id", f"run_{row['id']}")), CRAWL),
-    ("transaction-id-bare", "units", "ids.shape", _json_rewrite(_bare_txn), CRAWL),
-    ("subset-id-short-hash", "catalog", "ids.shape", every(_short_hash), CRAWL),
-    ("cursor-page-total", "cursors", "pagination.traversal", _page(lambda p: p.__setitem__("total", 7)), CRAWL),
-    ("has-more-without-token", "cursors", "pagination.traversal",
+    ("transaction-id-bare", "units", "§3.1#2", _json_rewrite(_bare_txn), CRAWL),
+    ("subset-id-short-hash", "catalog", "§3.1#3", every(_short_hash), CRAWL),
+    ("cursor-page-total", "cursors", "§3.4#4", _page(lambda p: p.__setitem__("total", 7)), CRAWL),
+    ("has-more-without-token", "cursors", "§3.4#5",
      _page(lambda p: p.update(has_more=True, next_page_token=None)), CRAWL),
     # filters, as a client reads them
     ("status-filter-ignored", "cursors", "runs.filter",
@@ -710,27 +711,27 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("unknown-filter-rejected", "errors", "filters.unknown",
      lambda app: Rewrite(app, set_status(400, lambda s, st: b"no_such_filter" in s.get("query_string", b""))), CRAWL),
     # units
-    ("created-at-without-offset", "units", "timestamps.rfc3339", runs(_local_time), CRAWL),
-    ("created-at-epoch-string", "units", "timestamps.rfc3339", runs(_epoch_created), CRAWL),
-    ("duration-ms-fractional", "units", "timestamps.rfc3339", every(_float_ms), CRAWL),
+    ("created-at-without-offset", "units", "§3.2#1", runs(_local_time), CRAWL),
+    ("created-at-epoch-string", "units", "§3.2#1", runs(_epoch_created), CRAWL),
+    ("duration-ms-fractional", "units", "§3.2#2", every(_float_ms), CRAWL),
     ("cents-fractional", "units", "money.shape", every(_cents_float), CRAWL),
-    ("currency-lowercase", "units", "money.shape", every(_currency_lower), CRAWL),
-    ("usd-disagrees-with-cents", "derived", "money.shape", every(_usd_disagrees), CRAWL),
+    ("currency-lowercase", "units", "§3.3#2", every(_currency_lower), CRAWL),
+    ("usd-disagrees-with-cents", "derived", "§3.3#3", every(_usd_disagrees), CRAWL),
     # headers
     ("request-id-missing", "headers", "headers.request_id", headers(_drop(b"x-benchwright-request-id")), CRAWL),
-    ("api-version-2", "headers", "headers.request_id", headers(_set_header(b"x-benchwright-api-version", b"2")), CRAWL),
+    ("api-version-2", "headers", "§1#2", headers(_set_header(b"x-benchwright-api-version", b"2")), CRAWL),
     ("rate-headers-missing", "rate limits", "ratelimit.headers", headers(_drop(b"x-ratelimit-remaining")), CRAWL),
-    ("rate-remaining-above-limit", "rate limits", "ratelimit.headers", headers(_remaining_above), CRAWL),
-    ("rate-headers-not-numbers", "rate limits", "ratelimit.headers",
+    ("rate-remaining-above-limit", "rate limits", "§13#4", headers(_remaining_above), CRAWL),
+    ("rate-headers-not-numbers", "rate limits", "§13#4",
      headers(_set_header(b"x-ratelimit-reset", b"soon")), CRAWL),
     ("etag-strong", "preconditions", "etag.weak", headers(_strong_etag), CRAWL),
     # errors
     ("problem-as-plain-json", "errors", "errors.problem",
      headers(lambda t: t.__setitem__(b"content-type", b"application/json") if t.get(b"content-type", b"").startswith(
          b"application/problem") else None), CRAWL),
-    ("problem-code-undocumented", "errors", "errors.problem", problems(_set("code", "not_a_documented_code")), CRAWL),
-    ("problem-without-request-id", "errors", "errors.problem", problems(_pop("request_id")), CRAWL),
-    ("problem-status-disagrees", "errors", "errors.problem", problems(lambda b: b.__setitem__("status", 400)), CRAWL),
+    ("problem-code-undocumented", "errors", "§14#1", problems(_set("code", "not_a_documented_code")), CRAWL),
+    ("problem-without-request-id", "errors", "§3.9#3", problems(_pop("request_id")), CRAWL),
+    ("problem-status-disagrees", "errors", "§3.9#2", problems(lambda b: b.__setitem__("status", 400)), CRAWL),
     # spec
     ("dropped-required-field", "spec", "spec.schema", runs(_pop("display_status")), CRAWL),
     ("task-passed-as-string", "spec", "spec.schema", tasks(lambda row: row.__setitem__("passed", "yes")), CRAWL),
@@ -770,7 +771,7 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
      _sse_resume(test_sse.test_resume_is_strictly_after_last_event_id)),
     # idempotency (§3.7): per-caller keys, rotation, in-flight retries
     ("keys-shared-across-callers", "idempotency", "idempotency.scope", GlobalIdempotency, SCOPE),
-    ("sessions-do-not-share-keys", "idempotency", "idempotency.scope",
+    ("sessions-do-not-share-keys", "idempotency", "§3.7#7",
      lambda app: Drifted(app, request=_key_scoped_by_cookie), SCOPE),
     ("keys-survive-rotation", "idempotency", "idempotency.rotation", _keys_survive_rotation, ROTATION_KEYS),
     ("in-flight-retry-executes", "idempotency", "idempotency.in_flight", InFlightDuplicates, IN_FLIGHT),
@@ -785,20 +786,20 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("recipe-ignores-if-match", "preconditions", "etag.if_match",
      lambda app: Drifted(app, request=drop_request_header(b"if-match", "/recipe", "PATCH")),
      _precondition("patchBuildSubsetRecipe")),
-    ("412-without-current-etag", "preconditions", "etag.if_match",
+    ("412-without-current-etag", "preconditions", "§3.8#6",
      lambda app: Rewrite(app, on_headers(_412_without_etag)), _precondition("patchBenchmark")),
     ("impls-enforce-if-match", "preconditions", "etag.ignored",
      lambda app: Rewrite(app, set_status(412, _enforced_on_impls)), _precondition("patchImpl")),
     # rate limits (§13)
     ("remaining-frozen", "rate limits", "ratelimit.counters", headers(_remaining_frozen), COUNTERS),
-    ("counters-disagree-with-headers", "rate limits", "ratelimit.counters", _json_rewrite(_counters_disagree),
+    ("counters-disagree-with-headers", "rate limits", "§13#7", _json_rewrite(_counters_disagree),
      COUNTERS),
-    ("429-without-retry-after", "rate limits", "ratelimit.exceeded", headers(_drop(b"retry-after")), QUOTA),
+    ("429-without-retry-after", "rate limits", "§13#6", headers(_drop(b"retry-after")), QUOTA),
     ("429-code-renamed", "rate limits", "ratelimit.exceeded",
      problems(lambda b: b.__setitem__("code", "too_many_requests") if b.get("status") == 429 else None), QUOTA),
     ("quota-not-enforced", "rate limits", "ratelimit.exceeded",
      lambda app: Rewrite(app, set_status(200, lambda s, st: st == 429)), QUOTA),
-    ("rate-headers-on-401", "rate limits", "ratelimit.headers", lambda app: Rewrite(app, _rate_headers_on_401),
+    ("rate-headers-on-401", "rate limits", "§13#5", lambda app: Rewrite(app, _rate_headers_on_401),
      UNAUTHENTICATED),
     # SSE keep-alives (§5.2)
     ("keepalives-dropped", "streams", "sse.keepalive", _fast_pings(lambda c: PING.sub(b"", c)),
@@ -816,15 +817,15 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("pat-mints-tokens", "authorization", "auth.session_only",
      lambda app: Rewrite(app, set_status(201, lambda s, st: s["path"] == "/v1/tokens" and st == 403)),
      _session_only("createToken")),
-    ("session-only-refusal-names-a-scope", "authorization", "auth.session_only",
+    ("session-only-refusal-names-a-scope", "authorization", "§2.4#13",
      _json_rewrite(_session_only_names_scope), _session_only("patchToken")),
-    ("session-refused-on-rotate", "authorization", "auth.session_only",
+    ("session-refused-on-rotate", "authorization", "§2.4#14",
      lambda app: Rewrite(app, set_status(403, lambda s, st: s["path"].endswith(":rotate") and b"cookie" in dict(
          s["headers"]))), _session_only("rotateToken")),
     # derived fields agree with their sources
     ("ledger-row-off-by-a-cent", "derived", "billing.ledger", _on_path("/v1/billing/transactions", _newest_row_off),
      LEDGER),
-    ("balance-disagrees-with-ledger", "derived", "billing.ledger", _on_path("/v1/billing/balance", _balance_off),
+    ("balance-disagrees-with-ledger", "derived", "§10.1#1", _on_path("/v1/billing/balance", _balance_off),
      LEDGER),
     ("trend-disagrees-with-month-spent", "derived", "billing.month_spent",
      _on_path("/v1/billing/usage-trend", _trend_off), MONTH),
@@ -846,7 +847,7 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
 )
 def test_drift_is_caught_and_names_its_claim(name, kind, claim, wrap, check):
     with served(wrap(create_app())) as url:
-        found = caught(lambda: check(url))
+        found = clauses_named(lambda: check(url))
     assert claim in found, f"{name}: expected a drift under {claim!r}; the check reported {sorted(found) or 'nothing'}"
 
 
@@ -869,7 +870,7 @@ APPS = {"keepalive": lambda: create_app(sse_ping_seconds=PING_SECONDS)}
 def test_unmodified_mock_passes(check):
     """Every check of the catalogue finds nothing on the unmodified mock (no false positive)."""
     with served(APPS.get(check, create_app)()) as url:
-        found = caught(lambda: CHECKS[check](url))
+        found = clauses_named(lambda: CHECKS[check](url))
     assert not found, f"{check} reported drift on the unmodified mock: {sorted(found)}"
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
+import orjson
 import pytest
 
 from contracts.benchwright.suite import (
@@ -32,9 +33,10 @@ from contracts.runner.http import SuiteClient
 from contracts.runner.safety import RunPolicy
 from contracts.runner.session import resolve
 from mock_server.app import create_app
-from tests.benchwright.drift import Drifted, drop_query_parameter
-from tests.drift.harness import Rewrite, caught, on_headers, served, set_status
+from tests.benchwright.drift import Drifted, clauses_named, drop_query_parameter
+from tests.drift.harness import Rewrite, on_headers, served, set_status
 from tests.drift.test_benchwright import runs
+from tests.drifting import Rewrite as SharedRewrite
 
 
 def _check(function: Callable[..., None]) -> Callable[[str], None]:
@@ -353,6 +355,26 @@ def _trend_month_skipped(scope, body):
         months[0]["month"] = "2000-01"
 
 
+def _starter_pack_as_user(scope, body):
+    """The starter pack's entries listed as the user's own (the body is edited in place, never replaced)."""
+    for row in body.get("data") or []:
+        if row.get("source") == "starter_pack":
+            row["source"] = "user"
+
+
+def _heartbeat_resets_policy(scope, request, status, headers, raw):
+    """A heartbeat (a registration that sends no `mode`) answers, and stores, the default `hosts` policy."""
+    if scope["method"] != "POST" or scope["path"] != "/v1/egress/endpoints" or b'"mode"' in request:
+        return None
+    if not raw.startswith(b"{") or status >= 300:
+        return None
+    body = orjson.loads(raw)
+    body.update(mode="hosts", allow_hosts=[])
+    out = orjson.dumps(body)
+    kept = [(k, v) for k, v in headers if k != b"content-length"]
+    return status, [*kept, (b"content-length", str(len(out)).encode())], out
+
+
 def _trend_current_first(scope, body):
     for index, row in enumerate((body.get("months") if isinstance(body, dict) else None) or []):
         row["current"] = index == 0
@@ -512,59 +534,59 @@ RUN = r"^/v1/runs/[^/:]+$"
 DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     # runs (§4.3, §4.7–§4.10)
     ("fork-forgets-its-parent", "runs", "runs.fork", runs(_fork_forgets_parent), FORK),
-    ("fork-ignores-indices", "runs", "runs.fork", runs(_fork_ignores_indices), FORK),
-    ("fork-repins-the-model", "runs", "runs.fork", runs(_fork_repins_model), FORK),
-    ("fork-without-description-accepted", "runs", "runs.fork", _status(202, r"/fork$", 400), FORK),
-    ("benchwright-harness-forked", "runs", "runs.fork", _status(202, r"/fork$", 409), FORK),
+    ("fork-ignores-indices", "runs", "§4.3#3", runs(_fork_ignores_indices), FORK),
+    ("fork-repins-the-model", "runs", "§4.3#3", runs(_fork_repins_model), FORK),
+    ("fork-without-description-accepted", "runs", "§4.3#1", _status(202, r"/fork$", 400), FORK),
+    ("benchwright-harness-forked", "runs", "§4.3#4", _status(202, r"/fork$", 409), FORK),
     ("deleted-run-events-readable", "runs", "runs.delete", _status(200, r"/events$", 404), DELETE),
     ("deleted-run-record-readable", "runs", "runs.delete", _status(200, RUN, 404, "GET"), DELETE),
-    ("adoption-forgets-provenance", "runs", "runs.delete", runs(_forgets_deleted_parent), DELETE),
-    ("delete-not-an-operator-kill", "runs", "runs.delete",
+    ("adoption-forgets-provenance", "runs", "§4.7#3", runs(_forgets_deleted_parent), DELETE),
+    ("delete-not-an-operator-kill", "runs", "§4.7#2",
      _body(RUN, lambda s, b: b.__setitem__("halt_reason", "deleted") if "deleted" in b else None, "DELETE"), DELETE),
-    ("adoption-miscounted", "runs", "runs.delete",
+    ("adoption-miscounted", "runs", "§4.7#3",
      _body(RUN, lambda s, b: b.__setitem__("events_adopted", b.get("events_adopted", 0) + 1), "DELETE"), DELETE),
-    ("teardown-kills-nothing", "runs", "runs.delete",
+    ("teardown-kills-nothing", "runs", "§4.7#2",
      _body(RUN, lambda s, b: b.__setitem__("sandboxes_killed", 0), "DELETE"), DELETE_RUNNING),
-    ("root-reparented", "runs", "runs.delete",
+    ("root-reparented", "runs", "§4.7#3",
      _body(RUN, lambda s, b: b.__setitem__("reparented_to", "00000000-0000-0000-0000-000000000000"), "DELETE"),
      DELETE_RUNNING),
     ("metadata-patchable", "runs", "runs.patch", _status(200, RUN, 400, "PATCH"), PATCH),
-    ("public-while-running", "runs", "runs.patch", _status(200, RUN, 409, "PATCH"), PATCH),
-    ("unlisted-hidden-from-anonymous", "runs", "runs.patch",
+    ("public-while-running", "runs", "§4.8#2", _status(200, RUN, 409, "PATCH"), PATCH),
+    ("unlisted-hidden-from-anonymous", "runs", "§4.8#3",
      lambda app: Rewrite(app, set_status(404, lambda s, st: st == 200 and re.search(RUN, s["path"]) is not None
                                           and b"authorization" not in dict(s["headers"]))), PATCH),
     ("narration-not-opt-in", "runs", "runs.narrate", _status(200, r"/narrate$", 204), NARRATE),
-    ("anonymous-narration-gated", "runs", "runs.narrate",
+    ("anonymous-narration-gated", "runs", "§4.9#5",
      lambda app: Rewrite(app, set_status(204, lambda s, st: s["path"].endswith("/narrate")
                                           and b"authorization" not in dict(s["headers"]))), NARRATE),
-    ("narration-never-cached", "runs", "runs.narrate", _body(r"/narrate$", _never_cached), NARRATE),
-    ("narration-window-past-the-run", "runs", "runs.narrate", _body(r"/narrate$", _narration_window_outside),
+    ("narration-never-cached", "runs", "§4.9#4", _body(r"/narrate$", _never_cached), NARRATE),
+    ("narration-window-past-the-run", "runs", "§4.9#3", _body(r"/narrate$", _narration_window_outside),
      NARRATE),
-    ("slice-unchecked", "runs", "runs.narrate", _status(200, r"/narrate$", 400), NARRATE),
+    ("slice-unchecked", "runs", "§4.9#2", _status(200, r"/narrate$", 400), NARRATE),
     ("attempts-double-counted", "derived", "runs.phase_stats", _body(r":phase-stats$", _attempts_doubled), STATS),
-    ("stats-zero-filled", "derived", "runs.phase_stats", _body(r":phase-stats$", _zero_filled), STATS),
-    ("failed-counted-on-ok-runs", "derived", "runs.phase_stats", _body(r":phase-stats$", _failed_on_ok), STATS),
-    ("avg-ms-off", "derived", "runs.phase_stats", _body(r":phase-stats$", _avg_off), STATS),
+    ("stats-zero-filled", "derived", "§4.10#4", _body(r":phase-stats$", _zero_filled), STATS),
+    ("failed-counted-on-ok-runs", "derived", "§4.10#3", _body(r":phase-stats$", _failed_on_ok), STATS),
+    ("avg-ms-off", "derived", "§4.10#2", _body(r":phase-stats$", _avg_off), STATS),
     # artifacts and payloads (§6, §7.2)
     ("download-url-elsewhere", "artifacts", "artifacts.listing",
      _body(r"/artifacts$", _each_artifact(_wrong_download_url)), LISTING),
-    ("latest-version-off", "artifacts", "artifacts.listing",
+    ("latest-version-off", "artifacts", "§6.1#3",
      _body(r"/artifacts$", _each_artifact(_latest_version_off)), LISTING),
-    ("versioned-row-without-version", "artifacts", "artifacts.listing",
+    ("versioned-row-without-version", "artifacts", "§6.1#3",
      _body(r"/artifacts$", _each_artifact(lambda row: row.pop("version", None))), LISTING),
     ("detail-carries-version", "artifacts", "artifacts.detail", _body(r"/artifacts/[^/]+$", _detail_with_version),
      DETAIL),
-    ("detail-size-differs", "artifacts", "artifacts.detail", _body(r"/artifacts/[^/]+$", _detail_size_off), DETAIL),
+    ("detail-size-differs", "artifacts", "§6.2#2", _body(r"/artifacts/[^/]+$", _detail_size_off), DETAIL),
     ("content-as-octet-stream", "artifacts", "artifacts.content", _headers(r"/content$", _octet_stream), CONTENT),
-    ("listed-size-off", "artifacts", "artifacts.content", _body(r"/artifacts$", _each_artifact(_listed_size_off)),
+    ("listed-size-off", "artifacts", "§6.3#3", _body(r"/artifacts$", _each_artifact(_listed_size_off)),
      CONTENT),
     ("fingerprint-not-the-runs", "artifacts", "artifacts.fingerprint",
      _body(r"/fingerprint$", _fingerprint_not_the_runs), FINGERPRINT),
-    ("canonical-not-its-data", "artifacts", "artifacts.fingerprint", _body(r"/fingerprint$", _canonical_not_data),
+    ("canonical-not-its-data", "artifacts", "§6.4#2", _body(r"/fingerprint$", _canonical_not_data),
      FINGERPRINT),
     ("report-redirects-elsewhere", "artifacts", "artifacts.report", _headers(r"/report$", _report_elsewhere), REPORT),
     ("payload-score-differs", "tasks", "tasks.payload", _body(r"/payload$", _payload_score_off), PAYLOAD),
-    ("raw-0-ignored", "tasks", "tasks.payload",
+    ("raw-0-ignored", "tasks", "§7.2#2",
      lambda app: Drifted(app, request=drop_query_parameter("raw", "/payload")), PAYLOAD),
     ("trial-pin-ignored", "tasks", "tasks.best_trial",
      lambda app: Drifted(app, request=drop_query_parameter("trial", "/payload")), BEST_TRIAL),
@@ -572,94 +594,91 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     # registry (§8)
     ("summary-run-count-off", "registry", "registry.summary",
      _body(r"^/v1/registry/benchmarks$", _summary_run_count_off), SUMMARY),
-    ("facets-without-counts", "registry", "registry.summary", _body(r"^/v1/registry/benchmarks$", _facets_always),
+    ("facets-without-counts", "registry", "§8.1#2", _body(r"^/v1/registry/benchmarks$", _facets_always),
      SUMMARY),
     ("detail-drops-impls", "registry", "registry.detail",
      _body(r"^/v1/registry/benchmarks/[^/]+$", _detail_without_impls), REGISTRY_DETAIL),
-    ("dataset-info-rows-off", "registry", "registry.reads", _body(r"/dataset/info$", _info_rows_off), READS),
+    ("dataset-info-rows-off", "registry", "§8.3#2", _body(r"/dataset/info$", _info_rows_off), READS),
     ("stats-count-off", "registry", "registry.reads", _body(r"^/v1/registry/stats$", _stats_off), READS),
-    ("leaderboard-not-the-best", "registry", "registry.reads", _body(r"/leaderboard$", _leaderboard_off), READS),
-    ("dataset-inline", "registry", "registry.reads",
+    ("leaderboard-not-the-best", "registry", "§8.3#3", _body(r"/leaderboard$", _leaderboard_off), READS),
+    ("dataset-inline", "registry", "§8.3#2",
      _headers(r"/dataset$", lambda t: t.pop(b"content-disposition", None)), READS),
     ("publish-defaults-unlisted", "registry", "registry.publish",
      _body(r"/publish$", lambda s, b: b.__setitem__("visibility", "unlisted") if "visibility" in b else None), PUBLISH),
-    ("publish-drops-fingerprint", "registry", "registry.publish",
+    ("publish-drops-fingerprint", "registry", "§8.4#3",
      _body(r"/publish$", lambda s, b: b.pop("fingerprint_hash", None) and None), PUBLISH),
-    ("publish-not-projected", "registry", "registry.publish",
+    ("publish-not-projected", "registry", "§8.4#4",
      _body(r"^/v1/registry/benchmarks$", _runs_unprojected), PUBLISH),
-    ("publish-of-a-running-run", "registry", "registry.publish", _status(200, r"/publish$", 409), PUBLISH),
+    ("publish-of-a-running-run", "registry", "§8.4#2", _status(200, r"/publish$", 409), PUBLISH),
     ("benchmark-id-unprefixed", "registry", "registry.create_benchmark",
      _body(r"^/v1/benchmarks$", _unprefixed_benchmark), CREATE_BENCHMARK),
-    ("benchmark-visibility-public", "registry", "registry.create_benchmark",
+    ("benchmark-visibility-public", "registry", "§8.5#2",
      _body(r"^/v1/benchmarks$", lambda s, b: b.__setitem__("visibility", "public")), CREATE_BENCHMARK),
     ("same-tasks-new-row", "registry", "registry.create_subset", _body(r"/subsets$", _always_created, "POST"),
      CREATE_SUBSET),
-    ("frozen-accepts-appends", "registry", "registry.create_subset", _status(200, r"/tasks:append$", 409),
+    ("frozen-accepts-appends", "registry", "§8.6#3", _status(200, r"/tasks:append$", 409),
      CREATE_SUBSET),
     ("impl-id-opaque", "registry", "registry.create_impl", _body(r"^/v1/impls$", _opaque_impl), CREATE_IMPL),
     ("patch-answers-the-object", "registry", "registry.update",
      _body(r"^/v1/benchmarks/[^/]+$", _patch_answers_object, "PATCH"), UPDATE),
-    ("official-accepted", "registry", "registry.update", _status(200, r"^/v1/impls/", 403, "PATCH"), UPDATE),
-    ("subset-reopened", "registry", "registry.update", _status(200, r"^/v1/subsets/[^/]+$", 400, "PATCH"), UPDATE),
+    ("official-accepted", "registry", "§8.8#2", _status(200, r"^/v1/impls/", 403, "PATCH"), UPDATE),
+    ("subset-reopened", "registry", "§8.8#3", _status(200, r"^/v1/subsets/[^/]+$", 400, "PATCH"), UPDATE),
     ("recipe-change-unreported", "registry", "registry.build", _body(r"/recipe$", _changed_keys_dropped), BUILD),
-    ("retired-subset-editable", "registry", "registry.build", _status(200, r"/build/subsets/.+/tasks$", 409), BUILD),
-    ("revival-mints-a-third", "registry", "registry.build",
+    ("retired-subset-editable", "registry", "§8.9#2", _status(200, r"/build/subsets/.+/tasks$", 409), BUILD),
+    ("revival-mints-a-third", "registry", "§8.9#3",
      _body(r"/build/subsets/.+/tasks$", _tasks_patch_new_id, "PATCH"), BUILD),
-    ("ambiguous-name-picks-one", "registry", "registry.build", _status(200, r"^/v1/build/subsets/", 409, "GET"),
+    ("ambiguous-name-picks-one", "registry", "§8.9#4", _status(200, r"^/v1/build/subsets/", 409, "GET"),
      HANDLES),
-    ("not-authored-as-not-found", "registry", "registry.build",
+    ("not-authored-as-not-found", "registry", "§8.9#4",
      _body(r"^/v1/build/subsets/", lambda s, b: b.__setitem__("code", "not_found") if b.get("code") == "not_authored"
            else None), HANDLES),
-    ("task-cap-unenforced", "registry", "registry.create_subset", _status(201, r"/subsets$", 400, "POST"),
+    ("task-cap-unenforced", "registry", "§8.6#2", _status(201, r"/subsets$", 400, "POST"),
      CREATE_SUBSET),
     # vault (§9, §9a)
-    ("rule-host-not-allowed", "vault", "secrets.rules", _body(r"^/v1/host-policy$", _no_auto_entries), RULES),
-    ("blank-rule-kept", "vault", "secrets.rules", _body(r"^/v1/secrets$", _blank_rule_kept, "GET"), RULES),
-    ("name-conflict-renamed", "vault", "secrets.rules",
+    ("rule-host-not-allowed", "vault", "§9.2#3", _body(r"^/v1/host-policy$", _no_auto_entries), RULES),
+    ("blank-rule-kept", "vault", "§9.2#2", _body(r"^/v1/secrets$", _blank_rule_kept, "GET"), RULES),
+    ("name-conflict-renamed", "vault", "§9.2#4",
      _body(r"^/v1/secrets$", lambda s, b: b.__setitem__("code", "conflict") if b.get("code") == "name_conflict"
            else None), RULES),
-    ("relabel-ignored", "vault", "secrets.rotation", _body(r"^/v1/secrets$", _description_dropped, "GET"), ROTATION),
+    ("relabel-ignored", "vault", "§9.3#2", _body(r"^/v1/secrets$", _description_dropped, "GET"), ROTATION),
     ("rotation-answers-the-secret", "vault", "secrets.rotation",
      _body(r"^/v1/secrets/[^/]+$", lambda s, b: b.__setitem__("name", "X"), "PATCH"), ROTATION),
     ("rule-as-an-object", "vault", "secrets.rule_routes", _body(r"/rules$", _rule_unwrapped, "POST"), RULE_ROUTES),
     ("user-entry-withdrawn", "vault", "secrets.delete", _body(r"^/v1/host-policy$", _user_entries_withdrawn),
      RULE_ROUTES),
     ("source-mislabelled", "vault", "host_policy.rules", _body(r"^/v1/host-policy$", _all_auto), HOST_POLICY),
-    ("starter-pack-miscounted", "vault", "host_policy.rules",
+    ("starter-pack-miscounted", "vault", "§9.6#3",
      _body(r":starter-pack$", lambda s, b: b.__setitem__("added", b.get("added", 0) + 1)), HOST_POLICY),
-    ("starter-pack-as-user", "vault", "host_policy.rules",
-     _body(r"^/v1/host-policy$", lambda s, b: [row.__setitem__("source", "user") for row in b.get("data") or []
-                                                 if row.get("source") == "starter_pack"] and None), HOST_POLICY),
+    ("starter-pack-as-user", "vault", "§9.6#3", _body(r"^/v1/host-policy$", _starter_pack_as_user), HOST_POLICY),
     ("default-mode-frozen", "vault", "host_policy.default", _body(r"^/v1/host-policy$", _default_frozen),
      HOST_POLICY),
     ("default-mode-block", "vault", "host_policy.default", _body(r"^/v1/host-policy$", _default_block),
      FRESH_DEFAULT),
     ("egress-id-unchecked", "vault", "egress.registration", _status(201, r"^/v1/egress/endpoints$", 400), EGRESS),
-    ("heartbeat-resets-policy", "egress", "egress.registration",
-     _body(r"^/v1/egress/endpoints$", lambda s, b: b.__setitem__("mode", "hosts") if "mode" in b else None, "POST"),
+    ("heartbeat-resets-policy", "egress", "§9a.1#2", lambda app: SharedRewrite(app, _heartbeat_resets_policy),
      REGISTRATION),
-    ("fingerprint-repointed", "egress", "egress.registration", _status(200, r"^/v1/egress/endpoints$", 409),
+    ("fingerprint-repointed", "egress", "§9a.1#3", _status(200, r"^/v1/egress/endpoints$", 409),
      REGISTRATION),
-    ("offline-reads-online", "egress", "egress.registration",
+    ("offline-reads-online", "egress", "§9a.1#4",
      _body(r"^/v1/egress/endpoints$", _each_row(lambda row: row.__setitem__("online", True)), "GET"), REGISTRATION),
     ("down-machine-accepted", "egress", "egress.launch", _status(202, r"^/v1/runs$", 412, "POST"), PINNED),
     ("pending-without-policy", "egress", "egress.serving",
      _body(r"/local-egress/pending$", lambda s, b: b.pop("allow_hosts", None) and None), SERVING),
-    ("status-leaks-connection", "egress", "egress.serving",
+    ("status-leaks-connection", "egress", "§9a.3#2",
      _body(r"^/v1/local-egress/les_[^/]+$", lambda s, b: b.__setitem__("connection", {"url": "wss://x"})), SERVING),
     ("routes-all-direct", "egress", "egress.routes",
      _body(r"/egress-routes$", _each_row(lambda row: row.__setitem__("route", "direct"))), SERVING),
-    ("routes-seen-reversed", "egress", "egress.routes", _body(r"/egress-routes$", _each_row(_seen_reversed)),
+    ("routes-seen-reversed", "egress", "§9a.4#2", _body(r"/egress-routes$", _each_row(_seen_reversed)),
      SERVING),
     ("home-denials-as-proxy", "vault", "blocked_hosts.log",
      _body(r"^/v1/runs/[^/]+/blocked-hosts$", _each_row(lambda row: row.__setitem__("source", "proxy"))), SERVING),
     ("denial-count-lost", "vault", "blocked_hosts.log",
      _body(r"^/v1/runs/[^/]+/blocked-hosts$", _each_row(lambda row: row.__setitem__("seen_count", 1))), SERVING),
-    ("clear-ignored", "vault", "blocked_hosts.log", lambda app: Drifted(app, request=_clear_another_host), SERVING),
+    ("clear-ignored", "vault", "§9.7#2", lambda app: Drifted(app, request=_clear_another_host), SERVING),
     # billing flows (§10)
     ("topup-unbounded", "billing", "billing.topup_bounds", _status(200, r"^/v1/billing/topups$", 400), BOUNDS),
     ("topup-amount-off", "billing", "billing.topup", _body(r"^/v1/billing/topups/", _topup_amount_off), TOPUP),
-    ("bare-topup-id-refused", "billing", "billing.topup",
+    ("bare-topup-id-refused", "billing", "§10.3#2",
      lambda app: Rewrite(app, set_status(404, lambda s, st: st == 200 and re.search(r"/topups/[0-9a-f]{8}-", s["path"])
                                           is not None)), TOPUP),
     ("export-inline", "billing", "billing.export",
@@ -671,8 +690,8 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("verify-claims-ok", "billing", "billing.verify", _body(r"/verify-subscription$", _verify_claims_ok),
      SUBSCRIPTION),
     ("trend-month-skipped", "billing", "billing.trend", _body(r"/usage-trend$", _trend_month_skipped), TREND),
-    ("trend-current-first", "billing", "billing.trend", _body(r"/usage-trend$", _trend_current_first), TREND),
-    ("trend-previous-off", "billing", "billing.trend",
+    ("trend-current-first", "billing", "§10.6#3", _body(r"/usage-trend$", _trend_current_first), TREND),
+    ("trend-previous-off", "billing", "§10.6#3",
      _body(r"/usage-trend$", lambda s, b: b.__setitem__("previous_month_cents", b["previous_month_cents"] + 5)), TREND),
     ("cap-ignored", "billing", "billing.controls", _body(r"^/v1/billing/balance$", _cap_ignored), CONTROLS),
     # settings, bug reports, operators (§11, §12, §12a)
@@ -681,17 +700,17 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
      SETTINGS),
     ("bug-report-status-new", "bug reports", "bug_reports.create", _body(r"^/v1/bug-reports$", _bug_status_new),
      BUG_REPORT),
-    ("bug-report-unbounded", "bug reports", "bug_reports.create", _status(201, r"^/v1/bug-reports$", 400),
+    ("bug-report-unbounded", "bug reports", "§12#2", _status(201, r"^/v1/bug-reports$", 400),
      BUG_REPORT),
-    ("operator-name-reused", "operators", "operators.lifecycle", _status(200, r"^/v1/operators$", 409, "POST"),
+    ("operator-name-reused", "operators", "§12a#3", _status(200, r"^/v1/operators$", 409, "POST"),
      OPERATOR),
-    ("shutdown-renames-status", "operators", "operators.lifecycle", _body(r"^/v1/operators$", _stopped_renamed),
+    ("shutdown-renames-status", "operators", "§12a#5", _body(r"^/v1/operators$", _stopped_renamed),
      OPERATOR),
     ("pending-count-off", "operators", "operators.pending", _body(r"/pending$", _pending_count_off), OPERATOR),
-    ("withdrawn-twice", "operators", "operators.pending", _status(200, r"/pending/[^/]+$", 404, "DELETE"), OPERATOR),
-    ("stop-not-acknowledged", "operators", "operators.lifecycle",
+    ("withdrawn-twice", "operators", "§12a#7", _status(200, r"/pending/[^/]+$", 404, "DELETE"), OPERATOR),
+    ("stop-not-acknowledged", "operators", "§12a#4",
      _body(r"/stop$", lambda s, b: b.__setitem__("ok", False)), OPERATOR),
-    ("withdrawable-inverted", "operators", "operators.pending", _body(r"/pending$", _withdrawable_read), OPERATOR),
+    ("withdrawable-inverted", "operators", "§12a#6", _body(r"/pending$", _withdrawable_read), OPERATOR),
     # the event catalogue and the worked examples (§15, §16)
     ("phase-started-without-invocation", "events", "events.catalog",
      _body(r"/events$", _each_event(_phase_started_without_invocation)), EVENTS),
@@ -720,7 +739,7 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
 )
 def test_drift_is_caught_and_names_its_claim(name, kind, claim, wrap, check):
     with served(wrap(create_app())) as url:
-        found = caught(lambda: check(url))
+        found = clauses_named(lambda: check(url))
     assert claim in found, f"{name}: expected a drift under {claim!r}; the check reported {sorted(found) or 'nothing'}"
 
 
@@ -735,7 +754,7 @@ CHECKS = {
 def test_unmodified_mock_passes(check):
     """Every per-resource check finds nothing on the unmodified mock (no false positive)."""
     with served(create_app()) as url:
-        found = caught(lambda: CHECKS[check](url))
+        found = clauses_named(lambda: CHECKS[check](url))
     assert not found, f"{check} reported drift on the unmodified mock: {sorted(found)}"
 
 

@@ -62,7 +62,7 @@ def test_a_dropped_required_field_is_spec_schema_with_a_curl_line(tmp_path):
 
 
 def test_an_undocumented_error_code_is_named(tmp_path):
-    """spec.errors (and Benchwright's §3.9 `errors.problem`): a 404 carrying a code getRun does not document."""
+    """spec.errors (and Benchwright's §14 `errors.code_documented`): a 404 carrying a code getRun does not document."""
 
     def edit(data):
         data["code"] = "run_vanished"
@@ -72,7 +72,7 @@ def test_an_undocumented_error_code_is_named(tmp_path):
     with proxied("benchwright", tmp_path, app=app) as (_, url, _):
         auth = _token(url)
         response = httpx.get(f"{url}{missing}", headers=auth)
-    assert response.status_code == 404 and {"spec.errors", "errors.problem"} <= claims(response)
+    assert response.status_code == 404 and {"spec.errors", "errors.code_documented"} <= claims(response)
 
 
 def test_a_stripped_replay_marker_is_idempotency_replay(tmp_path):

@@ -54,7 +54,7 @@ def test_topup_bounds(client, policy):
 def test_paid_topup_succeeded(client, target, policy, mock_only):
     """§10.3: once paid (the control surface pays the checkout), the ledger's `stripe_topup`
     row references the top-up, which reads `succeeded` with its `top_` id and the amount asked
-    for, under the bare UUID too; one that never succeeded is 404."""
+    for, under the bare UUID too (§10.3#2); one that never succeeded is 404."""
     require(policy, "createTopup")
     low, _ = _amount_bounds()
     amount = low * 3
@@ -85,8 +85,14 @@ def test_paid_topup_succeeded(client, target, policy, mock_only):
         response = client.get(f"/v1/billing/topups/{handle}")
         body = body_of(response) or {}
         expect(
-            response.status_code == 200
-            and body.get("status") == "succeeded"
+            response.status_code == 200,
+            "billing.topup" if handle.startswith("top_") else "§10.3#2",
+            "GET /v1/billing/topups/{id}",
+            f"{handle}: answered {response.status_code} {code_of(response)}",
+            response,
+        )
+        expect(
+            body.get("status") == "succeeded"
             and body.get("id") == f"top_{reference}"
             and (body.get("amount") or {}).get("amount_cents") == amount,
             "billing.topup",
@@ -136,7 +142,7 @@ def test_usage_trend_shape(client, target):
         [bool(row.get("current")) for row in months] == [False] * 5 + [True]
         and body.get("current_month_cents") == months[-1].get("cents")
         and body.get("previous_month_cents") == months[-2].get("cents"),
-        "billing.trend",
+        "§10.6#3",
         "GET /v1/billing/usage-trend",
         f"current flags {[row.get('current') for row in months]}, current_month_cents "
         f"{body.get('current_month_cents')}, previous_month_cents {body.get('previous_month_cents')}",
@@ -173,7 +179,7 @@ def test_export_is_the_ledger(client):
         listed = sorted(row["id"] for row in ledger["data"])
         expect(
             exported == listed,
-            "billing.export",
+            "§10.7#2",
             "GET /v1/billing/export",
             f"the export holds {len(exported)} rows, the ledger {len(listed)}",
             response,
@@ -182,7 +188,7 @@ def test_export_is_the_ledger(client):
     header = next(csv.reader(io.StringIO(runs.text)), [])
     expect(
         runs.status_code == 200 and any("run" in column for column in header),
-        "billing.export",
+        "§10.7#3",
         "GET /v1/billing/export?type=runs",
         f"the runs export's header is {header}",
         runs,
@@ -220,11 +226,11 @@ def test_subscription_and_verification(client, target, policy, mock_only):
     )
     for _ in range(2):
         free = client.post("/v1/billing/subscription", json={"tier": "free"})
-        expect(free.status_code == 200, "billing.subscription", "POST /v1/billing/subscription",
+        expect(free.status_code == 200, "§10.9#2", "POST /v1/billing/subscription",
                f"tier=free answered {free.status_code}", free)  # fmt: skip
     paid = client.post("/v1/billing/subscription", json={"tier": "entry"})
     url = (body_of(paid) or {}).get("url")
-    expect(bool(url), "billing.subscription", "POST /v1/billing/subscription", f"a paid tier answered {body_of(paid)}",
+    expect(bool(url), "§10.9#3", "POST /v1/billing/subscription", f"a paid tier answered {body_of(paid)}",
            paid)  # fmt: skip
     require(policy, "verifySubscription")
     verify = client.post("/v1/billing/verify-subscription", json={"session_id": _checkout_id(url)})
@@ -326,7 +332,7 @@ def test_bug_report(client, policy):
     long = client.post("/v1/bug-reports", json={"description": "x" * 8001})
     expect(
         long.status_code == 400,
-        "bug_reports.create",
+        "§12#2",
         "POST /v1/bug-reports",
         f"8001 characters answered {long.status_code}",
         long,
@@ -354,7 +360,7 @@ def test_operator_lifecycle(client, target, policy, mock_only):
     )
     operator = body["id"]
     twin = client.post("/v1/operators", json={"name": name})
-    expect(twin.status_code == 409, "operators.lifecycle", "POST /v1/operators",
+    expect(twin.status_code == 409, "§12a#3", "POST /v1/operators",
            f"a second operator named {name} answered {twin.status_code}", twin)  # fmt: skip
 
     def status() -> str | None:
@@ -383,7 +389,7 @@ def test_operator_lifecycle(client, target, policy, mock_only):
     for item in items:
         expect(
             item.get("withdrawable") == (item.get("state") in ("on_disk", "handed_off_unread")),
-            "operators.pending",
+            "§12a#6",
             "GET /v1/operators/{id}/pending",
             f"an item in state {item.get('state')!r} reads withdrawable={item.get('withdrawable')}",
             pending,
@@ -399,7 +405,7 @@ def test_operator_lifecycle(client, target, policy, mock_only):
             and (body_of(taken) or {}).get("ok") is True
             and again.status_code == 404
             and code_of(again) in (None, "pending_not_found"),  # operator errors may be legacy {"error"} bodies
-            "operators.pending",
+            "§12a#7",
             "DELETE /v1/operators/{id}/pending/{ts}",
             f"withdrawing answered {taken.status_code} {body_of(taken)}; withdrawing it again answered "
             f"{again.status_code} {code_of(again)}",
@@ -408,7 +414,7 @@ def test_operator_lifecycle(client, target, policy, mock_only):
         left = body_of(client.get(f"/v1/operators/{operator}/pending")) or {}
         expect(
             takeable["ts"] not in {item.get("ts") for item in left.get("pending") or []},
-            "operators.pending",
+            "§12a#7",
             "GET /v1/operators/{id}/pending",
             "the withdrawn message is still outstanding",
             taken,
@@ -417,7 +423,7 @@ def test_operator_lifecycle(client, target, policy, mock_only):
     stopped = client.post(f"/v1/operators/{operator}/stop")
     expect(
         stopped.status_code == 200 and (body_of(stopped) or {}).get("ok") is True and status() == "running",
-        "operators.lifecycle",
+        "§12a#4",
         "POST /v1/operators/{id}/stop",
         f"interrupting the turn answered {stopped.status_code} {body_of(stopped)}; the operator reads {status()!r}",
         stopped,
@@ -426,11 +432,34 @@ def test_operator_lifecycle(client, target, policy, mock_only):
     down = client.post(f"/v1/operators/{operator}/shutdown")
     expect(
         down.status_code == 200 and status() == "stopped",
-        "operators.lifecycle",
+        "§12a#5",
         "POST /v1/operators/{id}/shutdown",
         f"answered {down.status_code}; the operator reads {status()!r}",
         down,
     )
     late = client.post(f"/v1/operators/{operator}/message", json={"text": "are you there"})
-    expect(late.status_code == 409, "operators.lifecycle", "POST /v1/operators/{id}/message",
+    expect(late.status_code == 409, "§12a#5", "POST /v1/operators/{id}/message",
            f"a message to a stopped operator answered {late.status_code}", late)  # fmt: skip
+
+
+def test_balance_expansion_is_validated(client):
+    """§3.6#2: `?expand=` on the balance adds each named key; §3.6#1: an unknown key is `400
+    unknown_filter_field` (expansion exists on two endpoints, and says so). Read-only."""
+    wanted = ("topups", "usage_trend")
+    expanded = client.get("/v1/billing/balance", params={"expand": ",".join(wanted)})
+    body = body_of(expanded) or {}
+    expect(
+        expanded.status_code == 200 and all(key in body for key in wanted),
+        "§3.6#2",
+        "GET /v1/billing/balance",
+        f"expand={','.join(wanted)} answered {expanded.status_code} with keys {sorted(body)}",
+        expanded,
+    )
+    unknown = client.get("/v1/billing/balance", params={"expand": "no_such_key"})
+    expect(
+        unknown.status_code == 400 and code_of(unknown) == "unknown_filter_field",
+        "§3.6#1",
+        "GET /v1/billing/balance",
+        f"an unknown expand key answered {unknown.status_code} {code_of(unknown)}",
+        unknown,
+    )

@@ -76,7 +76,7 @@ def test_artifact_rows_version_and_link(client, run_id):
         latest = {row.get("latest_version") for row in versions}
         expect(
             numbers == list(range(1, len(versions) + 1)) and latest == {len(versions)},
-            "artifacts.listing",
+            "§6.1#3",
             "GET /v1/runs/{id}/artifacts?include_versions=true",
             f"{kind}/{name}: versions {numbers}, latest_version {sorted(latest)}",
             response,
@@ -84,7 +84,7 @@ def test_artifact_rows_version_and_link(client, run_id):
         shown = [row for row in latest_rows if (row.get("type"), row.get("name")) == (kind, name)]
         expect(
             len(shown) == 1 and shown[0].get("version") == len(versions),
-            "artifacts.listing",
+            "§6.1#3",
             "GET /v1/runs/{id}/artifacts",
             f"{kind}/{name}: without include_versions the list shows versions {[r.get('version') for r in shown]}",
             latest_response,
@@ -108,7 +108,7 @@ def test_artifact_detail_is_its_row(client, run_id):
         differs = sorted(k for k in set(expected) | set(detail) if expected.get(k) != detail.get(k))
         expect(
             not differs,
-            "artifacts.detail",
+            "§6.2#2",
             "GET /v1/runs/{id}/artifacts/{art_id}",
             f"{row['id']} detail disagrees with its row on {differs}",
             response,
@@ -141,7 +141,7 @@ def test_artifact_content_matches_its_row(client, run_id):
         if text.isascii():
             expect(
                 len(text) == row.get("size_bytes"),
-                "artifacts.content",
+                "§6.3#3",
                 "GET /v1/runs/{id}/artifacts/{art_id}/content",
                 f"{row['id']}: size_bytes {row.get('size_bytes')} but the content has {len(text)} characters",
                 response,
@@ -178,7 +178,7 @@ def test_fingerprint_is_the_runs(client, run_id):
     for component in components:
         expect(
             component.get("type") in ARTIFACT_EVENTS and types.get(component.get("seq")) == component.get("type"),
-            "artifacts.fingerprint",
+            "§6.4#2",
             "GET /v1/runs/{id}/fingerprint",
             f"component {component.get('type')} at seq {component.get('seq')}; the events hold "
             f"{types.get(component.get('seq'))!r} there",
@@ -190,7 +190,7 @@ def test_fingerprint_is_the_runs(client, run_id):
             parsed = None
         expect(
             parsed == component.get("data"),
-            "artifacts.fingerprint",
+            "§6.4#2",
             "GET /v1/runs/{id}/fingerprint",
             f"the {component.get('type')} component's canonical string is not its data",
             response,
@@ -252,7 +252,7 @@ def test_payload_repeats_its_row(client, run_id):
         lean = body_of(slim) or {}
         expect(
             "raw_output" not in lean and set(payload) - set(lean) <= {"raw_output"},
-            "tasks.payload",
+            "§7.2#2",
             "GET /v1/runs/{id}/tasks/{tsk_id}/payload?raw=0",
             f"raw=0 dropped {sorted(set(payload) - set(lean))}, kept raw_output: {'raw_output' in lean}",
             slim,

@@ -34,7 +34,8 @@ from contracts.benchwright.suite._support import (
 from contracts.benchwright.suite.conftest import OPERATIONS, require
 
 SESSION_ONLY = sorted(name for name, (_, _, operation) in OPERATIONS.items() if session_only(operation))
-NEVER_A_TOKEN = "bw_live_pat_" + "0" * 40  # our shape, but no token of ours
+TOKEN_PREFIX = "bw_live_pat_"  # §2.1: what a token's value looks like
+NEVER_A_TOKEN = TOKEN_PREFIX + "0" * 40  # our shape, but no token of ours
 
 
 def _url(path: str) -> str:
@@ -42,7 +43,9 @@ def _url(path: str) -> str:
 
 
 def test_rotation_kills_the_old_value_at_once(client, target, session_cookie, mock_only):
-    """§2.4 (§2.1): rotate keeps id and scopes; the new value works, the old is 401 at once."""
+    """§2.4 (§2.1): rotate keeps id and scopes; the new value works, the old is 401 at once. §2.1#1 the
+    value has the `bw_live_pat_` shape, §2.1#2 it is fresh under the same id, §2.1#3 the token's row
+    carries a last_used_at once it has authenticated."""
     old = target.mint(["runs:read"], user_id=target.tokens["user_id"], label="contract rotation")
     ident = token_id(client, old)
     rotated = client.with_token(None).post(f"/v1/tokens/{ident}:rotate", headers=cookie_header(session_cookie))
@@ -56,10 +59,25 @@ def test_rotation_kills_the_old_value_at_once(client, target, session_cookie, mo
     body = body_of(rotated) or {}
     new = body.get("token")
     expect(
-        isinstance(new, str) and new != old and body.get("id") == ident and body.get("scopes") == ["runs:read"],
+        isinstance(new, str) and new.startswith(TOKEN_PREFIX),
+        "§2.1#1",
+        "POST /v1/tokens/{id}:rotate",
+        f"the rotated value does not have the {TOKEN_PREFIX}… shape",
+        rotated,
+    )
+    expect(
+        new != old and body.get("id") == ident,
+        "§2.1#2",
+        "POST /v1/tokens/{id}:rotate",
+        f"the rotation answered id {body.get('id')!r} (the token is {ident}) and {'the same' if new == old else 'a'}"
+        " value",
+        rotated,
+    )
+    expect(
+        body.get("scopes") == ["runs:read"],
         "auth.rotation",
         "POST /v1/tokens/{id}:rotate",
-        "the rotation did not return a fresh value under the same id and scopes",
+        f"the rotation answered scopes {body.get('scopes')}, not the token's ['runs:read']",
         rotated,
     )
     fresh = client.with_token(new).get("/v1/tokens/me")
@@ -69,6 +87,15 @@ def test_rotation_kills_the_old_value_at_once(client, target, session_cookie, mo
         "GET /v1/tokens/me",
         f"the rotated value answered {fresh.status_code} {code_of(fresh)}",
         fresh,
+    )
+    listed = client.with_token(new).get("/v1/tokens")
+    row = next((r for r in (body_of(listed) or {}).get("data") or [] if r.get("id") == ident), {})
+    expect(
+        isinstance(row.get("last_used_at"), str),
+        "§2.1#3",
+        "GET /v1/tokens",
+        f"the token has authenticated, yet its row reads last_used_at {row.get('last_used_at')!r}",
+        listed,
     )
     stale = client.with_token(old).get("/v1/tokens/me")
     expect(
@@ -147,7 +174,7 @@ def test_session_only_operations_refuse_a_pat(client, policy, session_cookie, op
     )
     expect(
         problem.get("detail") == operation_id and "required_scope" not in problem,
-        "auth.session_only",
+        "§2.4#13",
         label,
         f"the refusal's detail is {problem.get('detail')!r} (required_scope {problem.get('required_scope')!r});"
         f" expected the bare operation name {operation_id!r} and no required_scope",
@@ -158,8 +185,24 @@ def test_session_only_operations_refuse_a_pat(client, policy, session_cookie, op
     served = client.with_token(None).request(method, url, json=body, headers=cookie_header(session_cookie))
     expect(
         served.status_code not in (401, 403),
-        "auth.session_only",
+        "§2.4#14",
         label,
         f"the browser session was refused: {served.status_code} {code_of(served)}",
         served,
+    )
+
+
+def test_api_prefix_expects_a_browser_session(client):
+    """§2.0#1: `/api` backs the web app and expects a session: a PAT there is 401, the endpoint working
+    as intended, while the `/v1` equivalent serves the same PAT. Read-only; runs on every target."""
+    served = client.get("/v1/runs", params={"limit": 1})
+    if served.status_code != 200:
+        pytest.skip(f"the credential is not served on /v1 ({served.status_code}); nothing to compare")
+    refused = client.get("/api/runs", params={"limit": 1})
+    expect(
+        refused.status_code == 401,
+        "§2.0#1",
+        "GET /api/runs",
+        f"a PAT on the web app's /api surface answered {refused.status_code}, not 401",
+        refused,
     )

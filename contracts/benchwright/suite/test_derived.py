@@ -73,7 +73,7 @@ def test_ledger_rows_chain_to_the_balance(client, spent_run):
     if now == before and (newest_first or whole):  # no debit landed meanwhile, and the newest row is on this page
         expect(
             _cents(newest["balance_after"]) == now,
-            "billing.ledger",
+            "§10.1#1",
             "GET /v1/billing/balance",
             f"the balance is {now} but the newest ledger row leaves {_cents(newest['balance_after'])}",
             balance,
@@ -102,7 +102,7 @@ def test_month_spent_is_the_months_debits(client, spent_run):
         return  # a debit landed meanwhile
     expect(
         debits == month_spent,
-        "billing.month_spent",
+        "§10.1#2",
         "GET /v1/billing/transactions",
         f"the ledger's debits of {month} sum to {debits}; month_spent says {month_spent}",
         response,

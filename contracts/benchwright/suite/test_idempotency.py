@@ -197,7 +197,7 @@ def test_keys_are_scoped_to_the_caller(client, target, session_cookie, mock_only
     shared = _put(session, "percent", key, **cookie_header(new_session(target)))
     expect(
         _replayed(shared),
-        "idempotency.scope",
+        "§3.7#7",
         OP,
         "a second session of the same user did not replay the first session's result (sessions share by user)",
         shared,

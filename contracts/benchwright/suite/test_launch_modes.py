@@ -75,22 +75,28 @@ def test_each_launch_mode_answers_the_one_202_shape(client, target, policy):
 
 
 def test_preflight_errors_create_no_run(client, policy):
-    """§4.2.5: refused synchronously, each with its code, and no run is created."""
+    """§4.2.5: refused synchronously, each with its code (§4.2.5#1 two modes at once, §4.2.5#2 an unknown
+    pinned benchmark, §4.2.5#3 an unknown replay parent), and no run is created (§4.2.5#4)."""
     require(policy, "launchRun")
     before = len((body_of(client.get("/v1/runs", params={"limit": 100})) or {}).get("data") or [])
     refusals = [
-        ({**LAUNCH, "benchmark": "MMLU"}, 400, "invalid_argument"),
-        ({"benchmark": f"no-such-benchmark-{random_uuid()}", "model": LAUNCH["model"]}, 404, "benchmark_not_found"),
-        ({"replay": {"from_run": random_uuid()}, "model": LAUNCH["model"]}, 404, "parent_not_found"),
+        ({**LAUNCH, "benchmark": "MMLU"}, 400, "invalid_argument", "§4.2.5#1"),
+        (
+            {"benchmark": f"no-such-benchmark-{random_uuid()}", "model": LAUNCH["model"]},
+            404,
+            "benchmark_not_found",
+            "§4.2.5#2",
+        ),
+        ({"replay": {"from_run": random_uuid()}, "model": LAUNCH["model"]}, 404, "parent_not_found", "§4.2.5#3"),
     ]
-    for body, status, code in refusals:
+    for body, status, code, clause in refusals:
         response = client.post("/v1/runs", json=body)
         expect(
             response.status_code == status and code_of(response) == code,
-            "§4.2.5",
+            clause,
             OP,
             f"{sorted(body)} answered {response.status_code} {code_of(response)}, not {status} {code}",
             response,
         )
     after = len((body_of(client.get("/v1/runs", params={"limit": 100})) or {}).get("data") or [])
-    expect(after == before, "§4.2.5", "GET /v1/runs", f"refused launches left {after - before} new runs")
+    expect(after == before, "§4.2.5#4", "GET /v1/runs", f"refused launches left {after - before} new runs")

@@ -158,3 +158,68 @@ def test_run_lifecycle(client, target, policy, mock_only):
                 self.known[run_id] = run
 
     run_state_machine_as_test(Lifecycle)
+
+
+def test_halt_and_pause_answer_as_documented(client, target, policy, mock_only):
+    """§4.11#1: pause halts a running run with an `operator_pause` reason, §4.11#2 a second pause is
+    `409 already_halted`, §4.11#3 resume lifts it, §4.11#4 a second resume is `409 not_paused`. §4.6#1:
+    halt stops the run now (`halted=true`); §4.6#2 it records the reason, `operator_kill by <who>:
+    <reason>`, whitespace collapsed and cut at 200 characters. One run, in that order (the mock's clock)."""
+    for operation in ("launchRun", "pauseRun", "resumeRun", "haltRun"):
+        require(policy, operation)
+    who = (client.get("/v1/tokens/me").json() or {}).get("email")
+    run_id = launch_run(client)
+    advance(target, 5)
+    pause = f"/v1/runs/{run_id}/pause"
+    paused = client.post(pause)
+    expect(
+        paused.status_code == 200
+        and paused.json().get("halted") is True
+        and str(paused.json().get("halt_reason")).startswith("operator_pause"),
+        "§4.11#1",
+        "POST /v1/runs/{id}/pause",
+        f"pausing a running run answered {paused.status_code} {paused.text[:200]}",
+        paused,
+    )
+    again = client.post(pause)
+    expect(
+        again.status_code == 409 and code_of(again) == "already_halted",
+        "§4.11#2",
+        "POST /v1/runs/{id}/pause",
+        f"pausing a paused run answered {again.status_code} {code_of(again)}",
+        again,
+    )
+    resumed = client.post(f"/v1/runs/{run_id}/resume")
+    expect(
+        resumed.status_code == 200 and resumed.json().get("halted") is False,
+        "§4.11#3",
+        "POST /v1/runs/{id}/resume",
+        f"resuming a paused run answered {resumed.status_code} {resumed.text[:200]}",
+        resumed,
+    )
+    twice = client.post(f"/v1/runs/{run_id}/resume")
+    expect(
+        twice.status_code == 409 and code_of(twice) == "not_paused",
+        "§4.11#4",
+        "POST /v1/runs/{id}/resume",
+        f"resuming a run that is not paused answered {twice.status_code} {code_of(twice)}",
+        twice,
+    )
+    reason = "  superseded   by\tbuild 8813 " + "x" * 300
+    halted = client.post(f"/v1/runs/{run_id}/halt", json={"reason": reason})
+    body = halted.json() if halted.status_code == 200 else {}
+    expected = f"operator_kill by {who}: " + " ".join(reason.split())[:200]
+    expect(
+        halted.status_code == 200 and body.get("halted") is True,
+        "§4.6#1",
+        "POST /v1/runs/{id}/halt",
+        f"halt answered {halted.status_code} halted={body.get('halted')!r}",
+        halted,
+    )
+    expect(
+        body.get("halt_reason") == expected,
+        "§4.6#2",
+        "POST /v1/runs/{id}/halt",
+        f"halt_reason is {body.get('halt_reason')!r}; expected {expected!r}",
+        halted,
+    )

@@ -75,7 +75,7 @@ def test_registration_is_signed_and_heartbeats_keep_policy(client, target, polic
     beat = _register(client, endpoint_id, key)
     expect(
         ((body_of(beat) or {}).get("mode"), (body_of(beat) or {}).get("allow_hosts")) == ("except", ["bank.example"]),
-        "egress.registration",
+        "§9a.1#2",
         "POST /v1/egress/endpoints",
         f"a heartbeat without mode answered the policy {body_of(beat)}",
         beat,
@@ -83,7 +83,7 @@ def test_registration_is_signed_and_heartbeats_keep_policy(client, target, polic
     listed = _listed(client, endpoint_id)
     expect(
         listed.get("mode") == "except" and listed.get("online") is True,
-        "egress.registration",
+        "§9a.1#2",
         "GET /v1/egress/endpoints",
         f"after the heartbeat the machine lists as {listed}",
         beat,
@@ -91,7 +91,7 @@ def test_registration_is_signed_and_heartbeats_keep_policy(client, target, polic
     stolen = _register(client, endpoint_id, Ed25519PrivateKey.generate())
     expect(
         stolen.status_code == 409,
-        "egress.registration",
+        "§9a.1#3",
         "POST /v1/egress/endpoints",
         f"the fingerprint under another key answered {stolen.status_code}",
         stolen,
@@ -99,7 +99,7 @@ def test_registration_is_signed_and_heartbeats_keep_policy(client, target, polic
     advance(target, ONLINE_WINDOW * 2)
     expect(
         _listed(client, endpoint_id).get("online") is False,
-        "egress.registration",
+        "§9a.1#4",
         "GET /v1/egress/endpoints",
         f"a machine unseen for {ONLINE_WINDOW * 2} s still reads online",
         beat,
@@ -137,7 +137,7 @@ def test_pinned_launch_needs_a_serving_machine(client, target, policy, mock_only
     )
     expect(
         held.status_code == 202,
-        "egress.launch",
+        "§9a.2#2",
         "POST /v1/runs",
         f"with wait_for_egress the launch answered {held.status_code} {code_of(held)}",
         held,
@@ -145,7 +145,7 @@ def test_pinned_launch_needs_a_serving_machine(client, target, policy, mock_only
     bare = client.post("/v1/runs", json={**LAUNCH, "metadata": {"local_egress": True}})
     expect(
         bare.status_code == 202,
-        "egress.launch",
+        "§9a.2#3",
         "POST /v1/runs",
         f"a bare local_egress launch answered {bare.status_code} {code_of(bare)}",
         bare,
@@ -183,7 +183,7 @@ def test_serving_loop_routes_and_blocked_hosts(client, target, policy, mock_only
     status = client.get(f"/v1/local-egress/{session}")
     expect(
         status.status_code == 200 and "connection" not in (body_of(status) or {}),
-        "egress.serving",
+        "§9a.3#2",
         "GET /v1/local-egress/{id}",
         f"the status read carries {sorted(body_of(status) or {})}",
         status,
@@ -218,7 +218,7 @@ def test_serving_loop_routes_and_blocked_hosts(client, target, policy, mock_only
         )
         expect(
             row.get("seen_count", 0) >= 1 and _when(row["first_seen"]) <= _when(row["last_seen"]),
-            "egress.routes",
+            "§9a.4#2",
             "GET /v1/runs/{id}/egress-routes",
             f"{row.get('host')}: seen_count {row.get('seen_count')}, {row.get('first_seen')}..{row.get('last_seen')}",
             routes,
@@ -249,7 +249,7 @@ def test_serving_loop_routes_and_blocked_hosts(client, target, policy, mock_only
         left = {row.get("host") for row in (body_of(after) or {}).get("data") or []}
         expect(
             cleared.status_code == 204 and refused_host not in left,
-            "blocked_hosts.log",
+            "§9.7#2",
             "DELETE /v1/blocked-hosts",
             f"clearing {refused_host} answered {cleared.status_code}; the log still lists it: {refused_host in left}",
             after,

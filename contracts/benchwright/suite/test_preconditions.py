@@ -340,7 +340,7 @@ def test_if_match_as_the_spec_marks_it(instances, target, operation_id, marking,
         )
         expect(
             stale.headers.get("ETag") == current,
-            "etag.if_match",
+            "§3.8#6",
             label,
             f"the 412 carries ETag {stale.headers.get('ETag')!r}, not the current {current!r}",
             stale,

@@ -55,7 +55,7 @@ def test_remaining_counts_down_and_agrees_with_the_counters(client, target):
     read = (body_of(second) or {}).get("read") or {}
     expect(
         read.get("limit") == after[0] and read.get("remaining") == after[1],
-        "ratelimit.counters",
+        "§13#7",
         OP,
         f"the counters say limit {read.get('limit')} remaining {read.get('remaining')};"
         f" the headers {after[0]} and {after[1]}",
@@ -103,7 +103,7 @@ def test_quota_exhausted_is_429_with_retry_after(target, mock_only):
         )
         expect(
             retry.isdigit() and 1 <= int(retry) <= TIERS["window_seconds"],
-            "ratelimit.exceeded",
+            "§13#6",
             f"PUT {url}",
             f"the 429's Retry-After is {retry!r}, not whole seconds within the {TIERS['window_seconds']} s window",
             limited,
@@ -136,7 +136,7 @@ def test_unauthenticated_answers_carry_no_counters(client, target):
     carried = [name for name in RATE_HEADERS if name in response.headers]
     expect(
         response.status_code == 401 and not carried,
-        "ratelimit.headers",
+        "§13#5",
         "GET /v1/runs",
         f"an expired token's {response.status_code} carries {carried}",
         response,

@@ -31,7 +31,7 @@ def test_summary_agrees_with_the_tree(client):
     tree, summary, _, response = _catalog(client)
     expect(
         "facets" not in response.json() and "agg" not in response.json(),
-        "registry.summary",
+        "§8.1#2",
         "GET /v1/registry/benchmarks?summary=1",
         "facets/agg present without counts=1",
         response,
@@ -64,7 +64,7 @@ def test_summary_agrees_with_the_tree(client):
     counted = client.get("/v1/registry/benchmarks", params={"summary": "1", "counts": "1"})
     expect(
         "facets" in counted.json() and "agg" in counted.json(),
-        "registry.summary",
+        "§8.1#2",
         "GET /v1/registry/benchmarks?summary=1&counts=1",
         "facets/agg absent with counts=1",
         counted,
@@ -114,14 +114,14 @@ def test_first_class_reads_agree(client):
         lines = [line for line in dataset.content.split(b"\n") if line.strip()]
         expect(
             info.get("rows") == len(lines) and info.get("bytes") == len(dataset.content),
-            "registry.reads",
+            "§8.3#2",
             "GET /v1/registry/subsets/{id}/dataset/info",
             f"{subset['id']}: info {info}; the dataset has {len(lines)} rows, {len(dataset.content)} bytes",
             info_response,
         )
         expect(
             dataset.headers.get("content-disposition", "").startswith("attachment"),
-            "registry.reads",
+            "§8.3#2",
             "GET /v1/registry/subsets/{id}/dataset",
             "the JSONL is not served as an attachment",
             dataset,
@@ -143,7 +143,7 @@ def test_first_class_reads_agree(client):
                 best[run["model"]] = max(best.get(run["model"], run["score"]), run["score"])
         expect(
             board == best,
-            "registry.reads",
+            "§8.3#3",
             "GET /v1/registry/subsets/{id}/leaderboard",
             f"{subset['id']}: leaderboard {board}; best public run per model {best}",
             board_response,
@@ -159,7 +159,7 @@ def test_publish_shortcut(client, target, policy, mock_only):
     refused = client.post(f"/v1/runs/{running}/publish", json={})
     expect(
         refused.status_code == 409 and code_of(refused) == "visibility_constraint_violated",
-        "registry.publish",
+        "§8.4#2",
         "POST /v1/runs/{id}/publish",
         f"publishing a running run answered {refused.status_code} {code_of(refused)}",
         refused,
@@ -177,7 +177,7 @@ def test_publish_shortcut(client, target, policy, mock_only):
     )
     expect(
         body.get("fingerprint_hash") == run.get("fingerprint_hash"),
-        "registry.publish",
+        "§8.4#3",
         "POST /v1/runs/{id}/publish",
         f"fingerprint_hash {body.get('fingerprint_hash')!r}; the run carries {run.get('fingerprint_hash')!r}",
         response,
@@ -191,7 +191,7 @@ def test_publish_shortcut(client, target, policy, mock_only):
     }
     expect(
         running in projected,
-        "registry.publish",
+        "§8.4#4",
         "GET /v1/registry/benchmarks",
         "the published run is not projected into the catalog",
         tree,
@@ -230,10 +230,17 @@ def test_created_benchmark(client, policy):
     response = client.post("/v1/benchmarks", json={"name": name, "description": "probe", "category": "tool-use"})
     body = body_of(response) or {}
     expect(
-        str(body.get("id", "")).startswith("bm_") and body.get("name") == name and body.get("visibility") == "private",
+        str(body.get("id", "")).startswith("bm_") and body.get("name") == name,
         "registry.create_benchmark",
         "POST /v1/benchmarks",
         f"answered {response.status_code} {body}",
+        response,
+    )
+    expect(
+        body.get("visibility") == "private",
+        "§8.5#2",
+        "POST /v1/benchmarks",
+        f"a created benchmark reports visibility {body.get('visibility')!r}, not the literal private",
         response,
     )
 
@@ -278,7 +285,7 @@ def test_subsets_are_content_addressed(client, policy, benchmark):
     )
     expect(
         oversized.status_code == 400,
-        "registry.create_subset",
+        "§8.6#2",
         "POST /v1/benchmarks/{bm_id}/subsets",
         f"1001 tasks in one request answered {oversized.status_code}",
         oversized,
@@ -306,7 +313,7 @@ def test_subsets_are_content_addressed(client, policy, benchmark):
     frozen = client.post(f"/v1/subsets/{one['id']}/tasks:append", json={"tasks": _tasks("late", 1)})
     expect(
         frozen.status_code == 409 and code_of(frozen) == "subset_frozen",
-        "registry.create_subset",
+        "§8.6#3",
         "POST /v1/subsets/{id}/tasks:append",
         f"appending to a frozen subset answered {frozen.status_code} {code_of(frozen)}",
         frozen,
@@ -349,7 +356,7 @@ def test_impls_are_content_addressed(client, policy, benchmark):
     again = client.post("/v1/impls", json={"subset": subset, "label": "probe v1 again", "code": code})
     expect(
         (body_of(again) or {}).get("id") == body.get("id"),
-        "registry.create_impl",
+        "§8.7#2",
         "POST /v1/impls",
         f"the same code registered as {(body_of(again) or {}).get('id')!r}, first {body.get('id')!r}",
         again,
@@ -394,7 +401,7 @@ def test_patches_answer_an_ack(client, policy, benchmark):
     reopened = client.patch(f"/v1/subsets/{subset}", json={"rolling": True})
     expect(
         reopened.status_code == 400,
-        "registry.update",
+        "§8.8#3",
         "PATCH /v1/subsets/{id}",
         f"reopening a frozen subset answered {reopened.status_code}",
         reopened,
@@ -412,7 +419,7 @@ def test_patches_answer_an_ack(client, policy, benchmark):
     official = client.patch(f"/v1/impls/{impl['id']}", json={"label": "v3", "official": True})
     expect(
         official.status_code == 403 and code_of(official) == "admin_required",
-        "registry.update",
+        "§8.8#2",
         "PATCH /v1/impls/{id}",
         f"a non-admin official=true answered {official.status_code} {code_of(official)}",
         official,
@@ -491,7 +498,7 @@ def test_build_edits_version_as_documented(client, policy):
     named = {value for value in fork.values() if isinstance(value, str) and value.startswith("sub_")}
     expect(
         edited.status_code == 200 and subset in named and len(named) >= 2,
-        "registry.build",
+        "§8.9#2",
         "PATCH /v1/build/subsets/{id}/tasks",
         f"a tasks patch answered {edited.status_code} {fork}: it should name the old and the new subset",
         edited,
@@ -499,7 +506,7 @@ def test_build_edits_version_as_documented(client, policy):
     stale = client.patch(f"/v1/build/subsets/{subset}/tasks", json={"delete": ["new"]})
     expect(
         stale.status_code == 409 and code_of(stale) == "superseded",
-        "registry.build",
+        "§8.9#2",
         "PATCH /v1/build/subsets/{id}/tasks",
         f"editing the retired subset answered {stale.status_code} {code_of(stale)}",
         stale,
@@ -509,7 +516,7 @@ def test_build_edits_version_as_documented(client, policy):
     revived = body_of(back) or {}
     expect(
         back.status_code == 200 and revived.get("id") == subset,
-        "registry.build",
+        "§8.9#3",
         "PATCH /v1/build/subsets/{id}/tasks",
         f"editing the samples back to the retired set answered {back.status_code} with id {revived.get('id')!r}, "
         f"not the retired {subset}",
@@ -526,7 +533,7 @@ def test_build_handles_resolve_or_refuse(client, policy):
         response = client.get(f"/v1/build/subsets/{projected[0]}")
         expect(
             response.status_code == 404 and code_of(response) == "not_authored",
-            "registry.build",
+            "§8.9#4",
             "GET /v1/build/subsets/{id}",
             f"a run-projected subset answered {response.status_code} {code_of(response)}",
             response,
@@ -534,7 +541,7 @@ def test_build_handles_resolve_or_refuse(client, policy):
     unknown = client.get(f"/v1/build/subsets/no-such-benchmark-{uuid.uuid4().hex[:8]}")
     expect(
         unknown.status_code == 404,
-        "registry.build",
+        "§8.9#4",
         "GET /v1/build/subsets/{id}",
         f"an unknown name answered {unknown.status_code}",
         unknown,
@@ -546,7 +553,7 @@ def test_build_handles_resolve_or_refuse(client, policy):
     twin = client.get(f"/v1/build/subsets/{name}")
     expect(
         twin.status_code == 409 and code_of(twin) == "ambiguous",
-        "registry.build",
+        "§8.9#4",
         "GET /v1/build/subsets/{id}",
         f"a name two benchmarks share answered {twin.status_code} {code_of(twin)}",
         twin,

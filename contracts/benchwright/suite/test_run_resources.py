@@ -11,9 +11,18 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+import pytest
 
 from contracts.benchwright import section_claims  # noqa: F401  (registers the claims)
-from contracts.benchwright.suite._support import SEEDED_PUBLIC_RUN, advance, body_of, code_of, expect, launch_run
+from contracts.benchwright.suite._support import (
+    SEEDED_PUBLIC_RUN,
+    advance,
+    body_of,
+    code_of,
+    expect,
+    finished_run,
+    launch_run,
+)
 from contracts.benchwright.suite.conftest import require
 
 FINAL = ("ok", "error")
@@ -52,14 +61,15 @@ def _finished_forkable(client, target) -> str:
 def test_fork_derives_from_its_parent(client, target, policy, mock_only):
     """§4.3: `description` is required; the fork records `forked_from` and `fork_description`,
     keeps the parent's model pin when none is sent, materializes only `indices`, and the
-    parent's `?expand=child_forks` (§4.4) lists it. A benchwright-harness parent is 409."""
+    parent's `?expand=child_forks` (§4.4#1) lists it, its `?expand=phase_breakdown` (§4.4#2) has a row per
+    phase invocation. A benchwright-harness parent is 409."""
     require(policy, "forkRun")
     parent_id = _finished_forkable(client, target)
     parent, _ = _run(client, parent_id)
     bare = client.post(f"/v1/runs/{parent_id}/fork", json={"from_phase": "atomize"})
     expect(
         bare.status_code == 400 and code_of(bare) == "invalid_argument",
-        "runs.fork",
+        "§4.3#1",
         "POST /v1/runs/{id}/fork",
         f"a fork without description answered {bare.status_code} {code_of(bare)}",
         bare,
@@ -92,14 +102,14 @@ def test_fork_derives_from_its_parent(client, target, policy, mock_only):
     )
     expect(
         (fork.get("model") or {}).get("identifier") == (parent.get("model") or {}).get("identifier"),
-        "runs.fork",
+        "§4.3#3",
         "GET /v1/runs/{id}",
         f"the fork pins {fork.get('model')} though it sent no model; the parent pinned {parent.get('model')}",
         read,
     )
     expect(
         fork.get("materialize_indices") == "0-2",
-        "runs.fork",
+        "§4.3#3",
         "GET /v1/runs/{id}",
         f"indices 0-2 were asked for; the fork materializes {fork.get('materialize_indices')!r}",
         read,
@@ -108,17 +118,28 @@ def test_fork_derives_from_its_parent(client, target, policy, mock_only):
     children = [row.get("id") for row in (body_of(expanded) or {}).get("child_forks") or []]
     expect(
         fork["id"] in children,
-        "runs.fork",
+        "§4.4#1",
         "GET /v1/runs/{id}?expand=child_forks",
         f"the parent's child_forks {children} do not list the fork",
         expanded,
+    )
+    breakdown = client.get(f"/v1/runs/{parent_id}", params={"expand": "phase_breakdown"})
+    phases = (body_of(breakdown) or {}).get("phase_breakdown")
+    expect(
+        isinstance(phases, list)
+        and bool(phases)
+        and all({"phase", "invocation", "duration_ms"} <= set(row) for row in phases),
+        "§4.4#2",
+        "GET /v1/runs/{id}?expand=phase_breakdown",
+        f"a finished run's phase_breakdown is {phases!r}",
+        breakdown,
     )
     native = launch_run(client)
     advance(target, 600)
     refused = client.post(f"/v1/runs/{native}/fork", json={"description": description})
     expect(
         refused.status_code == 409 and code_of(refused) == "fork_unsupported",
-        "runs.fork",
+        "§4.3#4",
         "POST /v1/runs/{id}/fork",
         f"forking a benchwright-harness run answered {refused.status_code} {code_of(refused)}",
         refused,
@@ -147,14 +168,14 @@ def test_delete_removes_the_run_and_adopts_its_forks(client, target, policy, moc
     )
     expect(
         str(body.get("halt_reason") or "").startswith("operator_kill by"),
-        "runs.delete",
+        "§4.7#2",
         "DELETE /v1/runs/{id}",
         f"halt_reason is {body.get('halt_reason')!r}, not an operator_kill",
         response,
     )
     expect(
         child_id in (body.get("forks_adopted") or []),
-        "runs.delete",
+        "§4.7#3",
         "DELETE /v1/runs/{id}",
         f"forks_adopted {body.get('forks_adopted')} omits the fork {child_id}",
         response,
@@ -171,7 +192,7 @@ def test_delete_removes_the_run_and_adopts_its_forks(client, target, policy, moc
     child, read = _run(client, child_id)
     expect(
         child.get("forked_from_deleted") == parent_id and child.get("forked_from") == body.get("reparented_to"),
-        "runs.delete",
+        "§4.7#3",
         "GET /v1/runs/{id}",
         f"the adopted child reads forked_from={child.get('forked_from')!r}, "
         f"forked_from_deleted={child.get('forked_from_deleted')!r}; the delete said reparented_to="
@@ -183,7 +204,7 @@ def test_delete_removes_the_run_and_adopts_its_forks(client, target, policy, moc
     expect(
         len(adopted) == body.get("events_adopted")
         and all(event["data"]["_adopted_from"] == parent_id for event in adopted),
-        "runs.delete",
+        "§4.7#3",
         "GET /v1/runs/{id}/events",
         f"the delete counted events_adopted={body.get('events_adopted')}; the child holds {len(adopted)} events "
         f"marked _adopted_from, from {sorted({e['data']['_adopted_from'] for e in adopted})}",
@@ -208,14 +229,14 @@ def test_delete_of_a_running_run_kills_its_sandboxes(client, target, policy, moc
         and body.get("deleted") is True
         and isinstance(body.get("sandboxes_killed"), int)
         and body["sandboxes_killed"] >= len(created - killed),
-        "runs.delete",
+        "§4.7#2",
         "DELETE /v1/runs/{id}",
         f"{len(created - killed)} sandboxes were live; the delete answered {response.status_code} {body}",
         response,
     )
     expect(
         body.get("forks_adopted") == [] and body.get("events_adopted") == 0 and body.get("reparented_to") is None,
-        "runs.delete",
+        "§4.7#3",
         "DELETE /v1/runs/{id}",
         f"a root run without forks answered forks_adopted={body.get('forks_adopted')} "
         f"events_adopted={body.get('events_adopted')} reparented_to={body.get('reparented_to')!r}",
@@ -235,7 +256,7 @@ def test_patch_takes_two_fields(client, target, policy, mock_only):
     refused = client.patch(f"/v1/runs/{running}", json={"visibility": "public"})
     expect(
         refused.status_code == 409 and code_of(refused) == "visibility_constraint_violated",
-        "runs.patch",
+        "§4.8#2",
         "PATCH /v1/runs/{id}",
         f"public on a running run answered {refused.status_code} {code_of(refused)}",
         refused,
@@ -256,7 +277,7 @@ def test_patch_takes_two_fields(client, target, policy, mock_only):
     anonymous = client.with_token(None).get(f"/v1/runs/{running}")
     expect(
         anonymous.status_code == 200 and (body_of(anonymous) or {}).get("visibility") == "unlisted",
-        "runs.patch",
+        "§4.8#3",
         "GET /v1/runs/{id}",
         f"an unlisted run read anonymously answered {anonymous.status_code}",
         anonymous,
@@ -264,7 +285,7 @@ def test_patch_takes_two_fields(client, target, policy, mock_only):
     tree = client.get("/v1/registry/benchmarks")
     expect(
         running not in _catalog_runs(body_of(tree)),
-        "runs.patch",
+        "§4.8#3",
         "GET /v1/registry/benchmarks",
         "an unlisted run is projected into the public catalog",
         tree,
@@ -274,7 +295,7 @@ def test_patch_takes_two_fields(client, target, policy, mock_only):
     if fingerprint.status_code == 200:
         expect(
             stamped == fingerprint.json().get("hash"),
-            "runs.patch",
+            "§4.8#4",
             "GET /v1/runs/{id}/fingerprint",
             f"the non-private run carries fingerprint_hash {stamped!r}; "
             f"its fingerprint is {fingerprint.json().get('hash')!r}",
@@ -299,7 +320,7 @@ def test_narration_is_opt_in_and_cached(client, target, policy, mock_only):
     if public.status_code != 404:  # the seeded public run, where there is one
         expect(
             public.status_code == 200 and (body_of(public) or {}).get("slice") == "recent",
-            "runs.narrate",
+            "§4.9#5",
             "GET /v1/runs/{id}/narrate",
             f"an anonymous read of a public run (no settings to consult) answered {public.status_code}",
             public,
@@ -309,7 +330,7 @@ def test_narration_is_opt_in_and_cached(client, target, policy, mock_only):
         bogus = client.get(f"/v1/runs/{run_id}/narrate", params={"slice": "everything"})
         expect(
             bogus.status_code == 400 and code_of(bogus) == "invalid_argument",
-            "runs.narrate",
+            "§4.9#2",
             "GET /v1/runs/{id}/narrate",
             f"slice=everything answered {bogus.status_code} {code_of(bogus)}",
             bogus,
@@ -330,7 +351,7 @@ def test_narration_is_opt_in_and_cached(client, target, policy, mock_only):
             isinstance(one.get("first_seq"), int)
             and isinstance(one.get("last_seq"), int)
             and min(seqs) <= one["first_seq"] <= one["last_seq"] <= max(seqs),
-            "runs.narrate",
+            "§4.9#3",
             "GET /v1/runs/{id}/narrate",
             f"window {one.get('first_seq')}..{one.get('last_seq')} is not inside the run's seqs "
             f"{min(seqs)}..{max(seqs)}",
@@ -340,7 +361,7 @@ def test_narration_is_opt_in_and_cached(client, target, policy, mock_only):
             two.get("from_cache") is True
             and two.get("sentence") == one.get("sentence")
             and two.get("last_seq") == one.get("last_seq"),
-            "runs.narrate",
+            "§4.9#4",
             "GET /v1/runs/{id}/narrate",
             f"a second read of the same window answered from_cache={two.get('from_cache')!r}",
             again,
@@ -390,7 +411,7 @@ def test_phase_stats_count_the_finalized_runs(client, target, policy):
     empty = own.get("/v1/runs:phase-stats")
     expect(
         body_of(empty) == {},
-        "runs.phase_stats",
+        "§4.10#4",
         "GET /v1/runs:phase-stats",
         f"an account with no finalized run answered {body_of(empty)}",
         empty,
@@ -417,18 +438,25 @@ def test_phase_stats_count_the_finalized_runs(client, target, policy):
             mean = sum(durations) / len(durations)
             expect(
                 abs((row.get("avg_ms") or 0) - mean) <= 1,
-                "runs.phase_stats",
+                "§4.10#2",
                 "GET /v1/runs:phase-stats",
                 f"{phase}: avg_ms {row.get('avg_ms')}; the completed phases took {durations} ms",
                 response,
             )
         expect(
-            (row.get("attempts"), row.get("success"), row.get("failed")) == (started, completed, failed),
+            (row.get("attempts"), row.get("success")) == (started, completed),
             "runs.phase_stats",
             "GET /v1/runs:phase-stats",
-            f"{phase}: the runs' events hold {started} started / {completed} completed / {failed} unfinished "
-            f"on an errored run; the stats say attempts={row.get('attempts')} success={row.get('success')} "
-            f"failed={row.get('failed')}",
+            f"{phase}: the runs' events hold {started} started / {completed} completed; the stats say"
+            f" attempts={row.get('attempts')} success={row.get('success')}",
+            response,
+        )
+        expect(
+            row.get("failed") == failed,
+            "§4.10#3",
+            "GET /v1/runs:phase-stats",
+            f"{phase}: the errored run left {failed} phases unfinished (an ok run's count for neither);"
+            f" the stats say failed={row.get('failed')}",
             response,
         )
     expect(
@@ -437,4 +465,32 @@ def test_phase_stats_count_the_finalized_runs(client, target, policy):
         "GET /v1/runs:phase-stats",
         f"phases {sorted(stats)}; the runs' events started {sorted(counts)}",
         response,
+    )
+
+
+def test_null_is_known_and_absent_missing_is_not_applicable(client, target):
+    """§3.10 (§4.1): `null` is a field the server knows with no value, a missing key one that does not
+    apply to the shape: `inference` is a detail-only field (missing from list rows, present on the
+    detail even when null), and `finished_at` is on every run, null until it finishes. Reads a finished
+    run (launched on the mock, one of the caller's on a deployment)."""
+    run_id = finished_run(client, target)
+    listed = client.get("/v1/runs", params={"limit": 100})
+    row = next((r for r in (body_of(listed) or {}).get("data") or [] if r.get("id") == run_id), None)
+    if row is None:
+        pytest.skip("no finished run of the caller's on the first page of the list")
+    detail, read = _run(client, run_id)
+    expect(
+        "inference" not in row and "inference" in detail,
+        "§3.10",
+        "GET /v1/runs/{id}",
+        f"inference: on the list row {'present' if 'inference' in row else 'missing'}, on the detail"
+        f" {'present' if 'inference' in detail else 'missing'} (a detail-only field, null when unknown)",
+        read,
+    )
+    expect(
+        "finished_at" in row and "finished_at" in detail,
+        "§3.10",
+        "GET /v1/runs/{id}",
+        "finished_at, a field every run has (null until it finishes), is missing",
+        read,
     )

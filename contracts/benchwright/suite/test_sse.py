@@ -117,6 +117,8 @@ def finished(client, target):
 
 
 def test_finished_run_backfills_then_run_finished(target, finished):
+    """§5.2#2: each event's `id:` is its bare seq and `event:` its type, folded into `data`;
+    §5.2#3: a finished run's stream backfills, then ends with `run.finished`."""
     read = read_stream(target, finished)
     _check_shape(read)
     expect(

@@ -74,7 +74,7 @@ def test_inline_rules_validate_and_allow_their_hosts(client, policy):
         patterns = [rule.get("host_pattern") for rule in row.get("rules") or []]
         expect(
             patterns == [host],
-            "secrets.rules",
+            "§9.2#2",
             "GET /v1/secrets",
             f"one complete and one blank rule were sent; the secret holds {patterns}",
             created,
@@ -83,7 +83,7 @@ def test_inline_rules_validate_and_allow_their_hosts(client, policy):
         entry = entries.get(host) or {}
         expect(
             entry.get("mode") == "allow" and entry.get("source") == "auto_from_secret",
-            "secrets.rules",
+            "§9.2#3",
             "GET /v1/host-policy",
             f"the rule's host reads {entry or 'absent'}",
             response,
@@ -91,7 +91,7 @@ def test_inline_rules_validate_and_allow_their_hosts(client, policy):
         twin = client.post("/v1/secrets", json={"name": name, "value": "y"})
         expect(
             twin.status_code == 409 and code_of(twin) == "name_conflict",
-            "secrets.rules",
+            "§9.2#4",
             "POST /v1/secrets",
             f"a second {name} answered {twin.status_code} {code_of(twin)}",
             twin,
@@ -119,7 +119,7 @@ def test_rotation_and_relabel(client, policy):
         row = _secret(client, secret_id) or {}
         expect(
             row.get("description") == "relabelled",
-            "secrets.rotation",
+            "§9.3#2",
             "GET /v1/secrets",
             f"the description reads {row.get('description')!r} after the relabel",
             relabel,
@@ -167,7 +167,7 @@ def test_rule_routes_and_delete_withdraw_entries(client, policy):
     entries, _, response = _policy(client)
     expect(
         (entries.get(extra) or {}).get("source") == "auto_from_secret",
-        "secrets.rule_routes",
+        "§9.5#2",
         "GET /v1/host-policy",
         f"the rule route's host reads {entries.get(extra) or 'absent'}",
         response,
@@ -176,7 +176,7 @@ def test_rule_routes_and_delete_withdraw_entries(client, policy):
     left = [rule.get("host_pattern") for rule in (_secret(client, secret_id) or {}).get("rules") or []]
     expect(
         removed.status_code == 204 and extra not in left,
-        "secrets.rule_routes",
+        "§9.5#3",
         "DELETE /v1/secrets/{id}/rules/{rule_id}",
         f"answered {removed.status_code}; the secret's rules are {left}",
         removed,
@@ -240,7 +240,7 @@ def test_host_policy_sources_and_default(client, policy):
         and set(entries) >= STARTER_PACK
         and new <= STARTER_PACK
         and all(entries[pattern].get("source") == "starter_pack" for pattern in new),
-        "host_policy.rules",
+        "§9.6#3",
         "POST /v1/host-policy:starter-pack",
         f"answered {pack.status_code}; it added {sorted(new)} as "
         f"{sorted({entries[p].get('source') for p in new})}; the five hosts are {sorted(STARTER_PACK)}",
@@ -248,7 +248,7 @@ def test_host_policy_sources_and_default(client, policy):
     )
     expect(
         (body_of(pack) or {}).get("added") == len(new),
-        "host_policy.rules",
+        "§9.6#3",
         "POST /v1/host-policy:starter-pack",
         f"answered added={(body_of(pack) or {}).get('added')}; {len(new)} entries appeared",
         pack,

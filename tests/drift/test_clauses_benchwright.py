@@ -1,0 +1,466 @@
+"""Benchwright's drift catalogue clause by clause, for the clauses no drift of tests/drift/test_benchwright*.py
+breaks alone (contracts/benchwright/clauses.py): each drift, injected around the unmodified mock, breaks
+one clause, and the check that asserts the clause must catch it and name it (its clause id, or the suite
+claim id the clause lists in `via`), filed under the clause's section. The unmodified mock passes the
+same checks. Ids are `kind:<clause>:<name>` (tests/drift/test_clause_drifts.py reads them).
+
+§2.0 the /api surface, §2.1 a token's shape, rotation and last use, §2.4#8 revocation, §4.2.1/§4.2.2
+the natural-language and pinned launches, §4.4 child_forks, §4.6 halt, §4.8#4 the restamped
+fingerprint, §4.11 pause and resume, §5.1#8 the events page size, §5.2 the stream's shape and end,
+§10.1#2 month_spent, §2.3 provider keys apart from the PAT, §2.5 teams and the payer, §3.6 expansion,
+§9.2#1 rule validation, §12a#1 an operator runs, §3.10 null versus missing,
+§4.2.5 each preflight refusal, §4.5#2 the visibility filter, §10.9 the subscription's answers,
+§4.6/§4.11 halt, pause and resume, §8.7#2 the same code's impl id, §10.7 the export,
+§9a.2 the launches that skip the serving check, §9.5 the rule routes."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+import pytest
+
+from contracts.benchwright.suite import (
+    test_account_flows,
+    test_credentials,
+    test_derived,
+    test_launch_modes,
+    test_lifecycle,
+    test_local_egress,
+    test_pagination,
+    test_registry,
+    test_run_resources,
+    test_scopes,
+    test_sse,
+    test_teams,
+    test_vault,
+)
+from contracts.benchwright.suite._support import finished_run, new_session
+from contracts.runner.claims import CLAIMS
+from contracts.runner.http import SuiteClient
+from contracts.runner.safety import RunPolicy
+from contracts.runner.session import resolve
+from mock_server.app import create_app
+from tests.benchwright.drift import Drifted, StreamRewrite, clauses_named, drop_query_parameter
+from tests.drift.harness import Rewrite, crawl_drifts, served, set_status
+from tests.drifting import Rewrite as SharedRewrite
+
+# -- running one suite check with the fixtures it takes -------------------------------------------------
+
+
+def _fixture(function):
+    return getattr(function, "__wrapped__", None) or function.__pytest_wrapped__.obj
+
+
+FIXTURES: dict[str, Callable[[Any, Any, RunPolicy], Any]] = {
+    "client": lambda client, target, policy: client,
+    "target": lambda client, target, policy: target,
+    "policy": lambda client, target, policy: policy,
+    "session_cookie": lambda client, target, policy: new_session(target),
+    "mock_only": lambda client, target, policy: None,
+    "spent_run": lambda client, target, policy: finished_run(client, target),
+    "finished": lambda client, target, policy: _fixture(test_sse.finished)(client, target),
+    "benchmark": lambda client, target, policy: _fixture(test_registry.benchmark)(client, policy),
+}
+
+
+def check(function: Callable[..., Any], *fixtures: str) -> Callable[[str], Any]:
+    """`function` (a suite check) against the served app at `url`, its fixtures built as the suite builds them."""
+
+    def run(url: str):
+        target = resolve("benchwright", {"BW_API_URL": url})
+        policy = RunPolicy(live=False)
+        client = SuiteClient(target.base_url, policy, target.credential)
+        try:
+            function(*(FIXTURES[name](client, target, policy) for name in fixtures))
+        finally:
+            client.close()
+
+    return run
+
+
+REVOKED = check(test_scopes.test_revoked_token_gets_auth_required, "client", "target", "session_cookie", "mock_only")
+ROTATION = check(
+    test_credentials.test_rotation_kills_the_old_value_at_once, "client", "target", "session_cookie", "mock_only"
+)
+API_PREFIX = check(test_credentials.test_api_prefix_expects_a_browser_session, "client")
+EVENT_CLAMP = check(test_pagination.test_event_clamp, "client", "target")
+MODES = check(test_launch_modes.test_each_launch_mode_answers_the_one_202_shape, "client", "target", "policy")
+FORK = check(test_run_resources.test_fork_derives_from_its_parent, "client", "target", "policy", "mock_only")
+PATCH = check(test_run_resources.test_patch_takes_two_fields, "client", "target", "policy", "mock_only")
+STREAM = check(test_sse.test_finished_run_backfills_then_run_finished, "target", "finished")
+MONTH = check(test_derived.test_month_spent_is_the_months_debits, "client", "spent_run")
+TEAM = check(test_teams.test_my_team_and_the_payer, "client")
+SECOND_TEAM = check(test_teams.test_a_second_team_is_refused, "client", "target", "policy", "mock_only")
+PROVIDER_KEY = check(test_teams.test_rotating_a_provider_key_keeps_the_pat, "client", "policy")
+EXPAND = check(test_account_flows.test_balance_expansion_is_validated, "client")
+RULES = check(test_vault.test_inline_rules_validate_and_allow_their_hosts, "client", "policy")
+OPERATOR = check(test_account_flows.test_operator_lifecycle, "client", "target", "policy", "mock_only")
+NULLS = check(test_run_resources.test_null_is_known_and_absent_missing_is_not_applicable, "client", "target")
+PREFLIGHT = check(test_launch_modes.test_preflight_errors_create_no_run, "client", "policy")
+
+
+def CRAWL(url: str):
+    """The crawl of the served app's data with Benchwright's hooks (conventions, filters, row checks)."""
+    return crawl_drifts("benchwright", url, {})
+
+
+SUBSCRIPTION = check(test_account_flows.test_subscription_and_verification, "client", "target", "policy", "mock_only")
+IMPL = check(test_registry.test_impls_are_content_addressed, "client", "policy", "benchmark")
+EXPORT = check(test_account_flows.test_export_is_the_ledger, "client")
+PINNED = check(test_local_egress.test_pinned_launch_needs_a_serving_machine, "client", "target", "policy", "mock_only")
+RULE_ROUTES = check(test_vault.test_rule_routes_and_delete_withdraw_entries, "client", "policy")
+HALT = check(test_lifecycle.test_halt_and_pause_answer_as_documented, "client", "target", "policy", "mock_only")
+
+# -- drifts ----------------------------------------------------------------------------------------------
+
+RUN = r"^/v1/runs/[^/:]+$"
+
+
+def answer(pattern: str, fn: Callable[[dict[str, Any], dict[str, Any]], Any], method: str = "GET"):
+    """Edit the JSON object answers of `method` requests on `/v1` paths matching `pattern` (`fn(scope, body)`)."""
+    rx = re.compile(pattern)
+
+    def hook(scope, status, headers, body):
+        if scope["method"] == method and rx.search(scope["path"]) and isinstance(body, dict):
+            fn(scope, body)
+        return status, body
+
+    return lambda app: Drifted(app, response=hook)
+
+
+def _revoked_as_expired(scope, body):
+    if body.get("code") == "auth_required" and body.get("status") == 401:
+        body["code"] = "token_expired"
+
+
+def _rotated_unprefixed(scope, body):
+    if isinstance(body.get("token"), str):
+        body["token"] = body["token"].removeprefix("bw_live_pat_")
+
+
+def _rotated_under_another_id(scope, body):
+    if "token" in body:
+        body["id"] = str(uuid.UUID(int=1))
+
+
+def _never_used(scope, body):
+    for row in body.get("data") or []:
+        row["last_used_at"] = None
+
+
+def _default_page_100(scope):
+    query = scope.get("query_string", b"")
+    if re.search(r"/v1/runs/[^/]+/events$", scope["path"]) and b"limit=" not in query:
+        scope["query_string"] = query + (b"&" if query else b"") + b"limit=100"
+
+
+def _natural_language_refused(scope, request, status, headers, raw):
+    if scope["method"] == "POST" and scope["path"] == "/v1/runs" and b'"request"' in request and status == 202:
+        return 400, headers, raw
+    return None
+
+
+def _pinned_reads_another_benchmark(scope, body):
+    if "mmlu" in str(body.get("benchmark_id") or "").lower():
+        body["benchmark_id"] = "bm_gsm8k"
+
+
+def _child_forks_empty(scope, body):
+    if "child_forks" in body:
+        body["child_forks"] = []
+
+
+def _fingerprint_stale(scope, body):
+    if body.get("fingerprint_hash"):
+        body["fingerprint_hash"] = "0" * 64
+
+
+def _month_spent_off(scope, body):
+    if scope["path"] == "/v1/billing/balance" and isinstance(body.get("month_spent"), dict):
+        body["month_spent"]["amount_cents"] += 1
+    if scope["path"] == "/v1/billing/usage-trend" and isinstance(body.get("current_month_cents"), int):
+        body["current_month_cents"] += 1
+
+
+def _halt_reason_dropped(scope, body):
+    if isinstance(body.get("halt_reason"), str):
+        body["halt_reason"] = body["halt_reason"].split(":")[0]
+
+
+def _owner_without_team(scope, body):
+    if body.get("team") is None and "is_owner" in body:
+        body["is_owner"] = True
+
+
+def _payer_dropped(scope, body):
+    body.get("meta", {}).pop("payer", None)
+
+
+def _rotation_revokes_the_pat(app):
+    """Rotating a secret's value revokes the caller's PAT: every later request is 401."""
+    rotated: list[bool] = []
+
+    def request(scope):
+        if scope["method"] == "PATCH" and scope["path"].startswith("/v1/secrets/"):
+            rotated.append(True)
+
+    def hook(scope, status, headers, raw):
+        if rotated and scope["path"] == "/v1/tokens/me":
+            return 401, headers, raw
+        return status, headers, raw
+
+    return Rewrite(app, hook, request)
+
+
+def _cookie_rule_accepted(scope, request, status, headers, raw):
+    """An inline rule injecting into a cookie (a kind the reference does not list) is taken."""
+    if scope["method"] == "POST" and scope["path"] == "/v1/secrets" and status == 400 and b'"cookie"' in request:
+        return 201, headers, raw
+    return None
+
+
+def _operators_never_run(scope, body):
+    for row in body.get("data") or []:
+        if row.get("status") == "running":
+            row["status"] = "booting"
+
+
+def _list_rows_carry_inference(scope, body):
+    """A detail-only field served on list rows as null: "not applicable" spelled as "unknown"."""
+    for row in body.get("data") or []:
+        row.setdefault("inference", None)
+
+
+def _refusal_status(clause_body: bytes, status: int, was: int | None = None):
+    """A launch whose request carries `clause_body`, refused (or answered `was`), answers `status` instead."""
+
+    def answer(scope, request, old, headers, raw):
+        if scope["method"] != "POST" or scope["path"] != "/v1/runs" or clause_body not in request:
+            return None
+        return (status, headers, raw) if (old == was if was is not None else old >= 400) else None
+
+    return lambda app: SharedRewrite(app, answer)
+
+
+def _refusal_creates_a_run(app):
+    """A refused launch still leaves a run behind: every later run list holds one more row."""
+    refused: list[bool] = []
+
+    def answer(scope, request, status, headers, raw):
+        if scope["method"] == "POST" and scope["path"] == "/v1/runs" and status >= 400:
+            refused.append(True)
+        elif scope["method"] == "GET" and scope["path"] == "/v1/runs" and refused and raw.startswith(b"{"):
+            body = orjson.loads(raw)
+            body["data"].append({"id": str(uuid.uuid4()), "object": "run", "status": "launching"})
+            out = orjson.dumps(body)
+            kept = [(k, v) for k, v in headers if k != b"content-length"]
+            return status, [*kept, (b"content-length", str(len(out)).encode())], out
+        return None
+
+    return SharedRewrite(app, answer)
+
+
+def _phase_breakdown_dropped(scope, body):
+    body.pop("phase_breakdown", None)
+
+
+def _subscription_answer(tier: bytes, status: int, out: bytes):
+    """`POST /v1/billing/subscription` for `tier` answers `status` with `out`."""
+
+    def answer(scope, request, old, headers, raw):
+        if scope["method"] == "POST" and scope["path"] == "/v1/billing/subscription" and tier in request:
+            kept = [(k, v) for k, v in headers if k not in (b"content-length", b"content-type")]
+            return (
+                status,
+                [*kept, (b"content-type", b"application/json"), (b"content-length", str(len(out)).encode())],
+                out,
+            )
+        return None
+
+    return answer
+
+
+def _same_code_new_id(app):
+    """An impl registered again under the same code is minted a new id."""
+    seen: set[bytes] = set()
+
+    def answer(scope, request, status, headers, raw):
+        if scope["method"] != "POST" or scope["path"] != "/v1/impls" or status >= 300 or not raw.startswith(b"{"):
+            return None
+        body, code = orjson.loads(raw), str(orjson.loads(request).get("code")).encode()
+        if code in seen:
+            body["id"] = f"{body.get('id')}-again"
+        seen.add(code)
+        out = orjson.dumps(body)
+        kept = [(k, v) for k, v in headers if k != b"content-length"]
+        return status, [*kept, (b"content-length", str(len(out)).encode())], out
+
+    return SharedRewrite(app, answer)
+
+
+def _export_drops_a_row(scope, status, headers, raw):
+    if scope["path"] == "/v1/billing/export" and b"type=runs" not in scope.get("query_string", b""):
+        lines = raw.rstrip(b"\r\n").split(b"\n")
+        raw = b"\n".join(lines[:-1]) + b"\n" if len(lines) > 1 else raw
+        headers = [(k, str(len(raw)).encode() if k == b"content-length" else v) for k, v in headers]
+    return status, headers, raw
+
+
+def _runs_export_renamed(scope, status, headers, raw):
+    if scope["path"] == "/v1/billing/export" and b"type=runs" in scope.get("query_string", b""):
+        _, _, rest = raw.partition(b"\n")
+        raw = b"id,amount_cents" + b"\n" + rest
+        headers = [(k, str(len(raw)).encode() if k == b"content-length" else v) for k, v in headers]
+    return status, headers, raw
+
+
+def _rule_routes_host_not_allowed(scope, body):
+    body["data"] = [row for row in body.get("data") or [] if row.get("source") != "auto_from_secret"]
+
+
+RULE = re.compile(r"^/v1/secrets/[^/]+/rules/[^/]+$")
+
+
+def _rule_delete_ignored(app):
+    """A rule DELETE answers 204 and deletes nothing."""
+
+    def request(scope):
+        if scope["method"] == "DELETE" and RULE.match(scope["path"]):
+            scope["method"] = "GET"
+            scope["ignored_delete"] = True
+
+    def hook(scope, status, headers, raw):
+        if not scope.get("ignored_delete"):
+            return status, headers, raw
+        return 204, [(k, v) for k, v in headers if k not in (b"content-length", b"content-type")], b""
+
+    return Rewrite(app, hook, request)
+
+
+FINISHED = re.compile(rb"(?:id: \d+\r?\n)?event: run\.finished\r?\n(?:data: [^\n]*\r?\n)*\r?\n")
+SSE_ID = re.compile(rb"^id: (\d+)", re.MULTILINE)
+
+# (kind, clause, name, wrap(app) -> app, check(url))
+DRIFTS: list[tuple[str, str, str, Any, Any]] = [
+    ("credentials", "§2.0#1", "api-serves-a-pat",
+     lambda app: Rewrite(app, set_status(200, lambda s, st: s["path"].startswith("/api/") and st == 401)), API_PREFIX),
+    ("credentials", "§2.1#1", "rotated-value-unprefixed", answer(r":rotate$", _rotated_unprefixed, "POST"), ROTATION),
+    ("credentials", "§2.1#2", "rotation-answers-another-id", answer(r":rotate$", _rotated_under_another_id, "POST"),
+     ROTATION),
+    ("credentials", "§2.1#3", "last-used-never-set", answer(r"^/v1/tokens$", _never_used), ROTATION),
+    ("teams", "§2.3", "secret-rotation-revokes-the-pat", _rotation_revokes_the_pat, PROVIDER_KEY),
+    ("teams", "§2.5#1", "owner-without-a-team", answer(r"^/v1/teams/me$", _owner_without_team), TEAM),
+    ("teams", "§2.5#2", "payer-dropped", answer(r"^/v1/secrets$", _payer_dropped), TEAM),
+    ("teams", "§2.5#3", "second-team-created",
+     lambda app: Rewrite(app, set_status(201, lambda s, st: s["path"] == "/v1/teams" and st == 409)), SECOND_TEAM),
+    ("billing", "§3.6#1", "unknown-expand-ignored",
+     lambda app: Rewrite(app, set_status(200, lambda s, st: s["path"] == "/v1/billing/balance" and st == 400)), EXPAND),
+    ("billing", "§3.6#2", "expand-dropped",
+     lambda app: Drifted(app, request=drop_query_parameter("expand", "/v1/billing/balance")), EXPAND),
+    ("vault", "§9.2#1", "cookie-injection-accepted", lambda app: SharedRewrite(app, _cookie_rule_accepted), RULES),
+    ("operators", "§12a#1", "operator-never-runs", answer(r"^/v1/operators$", _operators_never_run), OPERATOR),
+    ("units", "§3.10", "list-rows-carry-inference", answer(r"^/v1/runs$", _list_rows_carry_inference), NULLS),
+    ("launch", "§4.2.5#1", "two-modes-answered-422", _refusal_status(b'"request"', 422), PREFLIGHT),
+    ("launch", "§4.2.5#2", "unknown-benchmark-answered-400", _refusal_status(b"no-such-benchmark", 400), PREFLIGHT),
+    ("launch", "§4.2.5#3", "unknown-parent-answered-400", _refusal_status(b'"replay"', 400), PREFLIGHT),
+    ("launch", "§4.2.5#4", "refusal-leaves-a-run", _refusal_creates_a_run, PREFLIGHT),
+    ("cursors", "§4.5#2", "visibility-filter-ignored",
+     lambda app: Drifted(app, request=drop_query_parameter("visibility", "/v1/runs")), CRAWL),
+    ("credentials", "§2.4#8", "revoked-answered-as-expired", answer(r"^/v1/runs$", _revoked_as_expired), REVOKED),
+    ("launch", "§4.2.1", "natural-language-refused", lambda app: SharedRewrite(app, _natural_language_refused), MODES),
+    ("launch", "§4.2.2", "pinned-reads-another-benchmark", answer(RUN, _pinned_reads_another_benchmark), MODES),
+    ("runs", "§4.4#1", "child-forks-empty", answer(RUN, _child_forks_empty), FORK),
+    ("runs", "§4.4#2", "phase-breakdown-dropped", answer(RUN, _phase_breakdown_dropped), FORK),
+    ("registry", "§8.7#2", "same-code-new-id", _same_code_new_id, IMPL),
+    ("billing", "§10.7#2", "export-drops-a-row", lambda app: Rewrite(app, _export_drops_a_row), EXPORT),
+    ("billing", "§10.7#3", "runs-export-header-renamed", lambda app: Rewrite(app, _runs_export_renamed), EXPORT),
+    ("egress", "§9a.2#2", "waiting-launch-refused", _refusal_status(b'"wait_for_egress"', 412, 202), PINNED),
+    ("egress", "§9a.2#3", "bare-local-egress-refused", _refusal_status(b'"local_egress"', 412, 202), PINNED),
+    ("vault", "§9.5#2", "rule-route-host-not-allowed", answer(r"^/v1/host-policy$", _rule_routes_host_not_allowed),
+     RULE_ROUTES),
+    ("vault", "§9.5#3", "rule-delete-ignored", _rule_delete_ignored, RULE_ROUTES),
+    ("billing", "§10.9#2", "free-tier-refused",
+     lambda app: SharedRewrite(app, _subscription_answer(b'"free"', 402, b'{"error": "payment required"}')),
+     SUBSCRIPTION),
+    ("billing", "§10.9#3", "paid-tier-without-url",
+     lambda app: SharedRewrite(app, _subscription_answer(b'"entry"', 200, b'{"ok": true}')), SUBSCRIPTION),
+    ("runs", "§4.8#4", "fingerprint-hash-stale", answer(RUN, _fingerprint_stale), PATCH),
+    ("lifecycle", "§4.6#1", "halt-leaves-the-run-unhalted",
+     answer(r"/halt$", lambda s, b: b.__setitem__("halted", False), "POST"), HALT),
+    ("lifecycle", "§4.6#2", "halt-drops-the-reason", answer(r"/halt$", _halt_reason_dropped, "POST"), HALT),
+    ("lifecycle", "§4.11#1", "pause-without-operator-pause",
+     answer(r"/pause$", lambda s, b: b.__setitem__("halt_reason", "paused") if "halt_reason" in b else None, "POST"),
+     HALT),
+    ("lifecycle", "§4.11#3", "resume-leaves-it-halted",
+     answer(r"/resume$", lambda s, b: b.__setitem__("halted", True) if "halted" in b else None, "POST"), HALT),
+    ("lifecycle", "§4.11#4", "resume-of-a-running-run-accepted",
+     lambda app: Rewrite(app, set_status(200, lambda s, st: s["path"].endswith("/resume") and st == 409)), HALT),
+    ("lifecycle", "§4.11#2", "second-pause-accepted",
+     lambda app: Rewrite(app, set_status(200, lambda s, st: s["path"].endswith("/pause") and st == 409)), HALT),
+    ("cursors", "§5.1#8", "events-default-page-100", lambda app: Drifted(app, request=_default_page_100),
+     EVENT_CLAMP),
+    ("streams", "§5.2#2", "sse-id-not-the-seq", lambda app: StreamRewrite(app, lambda c: SSE_ID.sub(rb"id: e\1", c)),
+     STREAM),
+    ("streams", "§5.2#3", "stream-without-run-finished", lambda app: StreamRewrite(app, lambda c: FINISHED.sub(b"", c)),
+     STREAM),
+    ("derived", "§10.1#2", "month-spent-not-the-debits",
+     lambda app: Drifted(app, response=lambda s, st, h, b: (st, _month_spent_off(s, b) or b) if isinstance(b, dict)
+                         else (st, b)), MONTH),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("kind", "clause", "name", "wrap", "run"), DRIFTS, ids=[f"{d[0]}:{d[1]}:{d[2]}" for d in DRIFTS]
+)
+def test_clause_drift_is_caught_under_its_clause(kind, clause, name, wrap, run):
+    with served(wrap(create_app())) as url:
+        found = clauses_named(lambda: run(url))
+    assert clause in found, f"{name}: expected a drift naming {clause}; the check named {sorted(found) or 'nothing'}"
+    section = clause.partition("#")[0]
+    filed = {CLAIMS[claim].section for claim in found if claim in CLAIMS}
+    assert section in filed, f"{name}: {clause} is not filed under {section} (filed under {sorted(filed)})"
+
+
+CHECKS = {
+    "revoked": REVOKED,
+    "rotation": ROTATION,
+    "api-prefix": API_PREFIX,
+    "event-clamp": EVENT_CLAMP,
+    "modes": MODES,
+    "fork": FORK,
+    "patch": PATCH,
+    "stream": STREAM,
+    "month": MONTH,
+    "halt": HALT,
+    "team": TEAM,
+    "second-team": SECOND_TEAM,
+    "provider-key": PROVIDER_KEY,
+    "expand": EXPAND,
+    "rules": RULES,
+    "operator": OPERATOR,
+    "nulls": NULLS,
+    "preflight": PREFLIGHT,
+    "crawl": CRAWL,
+    "subscription": SUBSCRIPTION,
+    "impl": IMPL,
+    "export": EXPORT,
+    "pinned": PINNED,
+    "rule-routes": RULE_ROUTES,
+}
+
+
+@pytest.mark.parametrize("name", list(CHECKS))
+def test_unmodified_mock_passes_the_clause_checks(name):
+    with served(create_app()) as url:
+        found = clauses_named(lambda: CHECKS[name](url))
+    assert not found, f"{name}: drift reported on the unmodified mock: {sorted(found)}"
+
+
+def test_every_clause_check_has_a_drift():
+    """Each check this file runs is proven by at least one drift it catches."""
+    proven = {id(drift[4]) for drift in DRIFTS}
+    assert not [name for name, run in CHECKS.items() if id(run) not in proven]
