@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import cache
 from typing import Any
 
 import orjson
@@ -91,21 +92,30 @@ def crawl_drifts(api: str, url: str, env: dict[str, str]) -> list[Drift]:
 
 
 def claims_of(drifts: list[BaseException]) -> set[str]:
+    """The claim ids the drifts name, with the clause id of a drift raised under a clause."""
     out: set[str] = set()
     for drift in drifts:
         if isinstance(drift, Drift):
-            out.add(drift.claim.id)
+            out |= {drift.claim.id, *([drift.clause] if drift.clause else [])}
         elif isinstance(drift, BaseExceptionGroup):
             out |= claims_of(list(drift.exceptions))
     return out
 
 
-def caught(run: Callable[[], list[Drift] | None]) -> set[str]:
-    """The claims a check names: the drifts it returns, or the `Drift` it raises."""
+def caught(run: Callable[[], Any]) -> set[str]:
+    """What a check names: the claims and clause ids of the drifts it returns or raises, and the
+    clauses a suite claim id it names asserts (a clause's `via`, Benchwright's `auth.revoked` is `§2.4#8`)."""
     try:
-        found = run() or []
-    except Drift as drift:
-        return {drift.claim.id}
-    except BaseExceptionGroup as group:
-        return claims_of([group])
-    return claims_of(list(found))
+        found = run()
+    except (Drift, BaseExceptionGroup) as error:
+        found = [error]
+    ids = claims_of(list(found) if isinstance(found, list | tuple) else [])
+    return ids.union(*(ref.clause_ids(ids) for ref in _references()))
+
+
+@cache
+def _references() -> list[Any]:
+    from contracts.apis import CONTRACT_APIS
+    from contracts.runner.coverage import reference
+
+    return [reference(api) for api in CONTRACT_APIS]
