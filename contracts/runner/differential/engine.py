@@ -38,7 +38,7 @@ from .ledger import Difference, Ledger
 from .lifecycle import Lifecycles
 from .oracle import Oracle
 from .pairing import SECRET_NAME, Pairing, sent
-from .volatile import Volatile
+from .volatile import Volatile, paired_names
 
 STREAMS = ("text/event-stream", "application/x-ndjson")
 WRITES = frozenset({"POST", "PUT", "PATCH"})
@@ -125,9 +125,10 @@ class Engine:
         # ready credential; off where every call passes through the engine (`Front`, the proxy)
         self.adopt_credentials = adopt_credentials
         self.sides = []
+        self.made_up = paired_names(self.doc)
         for _ in range(2 if shadow_runs else 1):
             oracle = Oracle(mock or api, clock_scale).start()
-            pairing = Pairing(self.target_base, oracle.base_url)
+            pairing = Pairing(self.target_base, oracle.base_url, made_up=self.made_up)
             pairing.credentials(credentials, oracle.credentials)
             self.sides.append(Side(oracle, pairing))
         self.volatile = Volatile(self.doc)
@@ -345,6 +346,7 @@ class Engine:
             owned=owned and request.method == "GET",
             error=target.status >= 400,
             lifecycle=track,
+            made_up=self.made_up,
         ).run(target.body, pairing.to_target(oracle.body))
         self.ledger.unpaired["fields and rows only one side holds"] += comparison.unpaired
         return [("body", diff.describe()) for diff in comparison.diffs]

@@ -26,6 +26,9 @@ ID_NAME = re.compile(
 )
 
 
+# a page cursor: each side's handle on the next page of the same list, paired from any answer to the same
+# request (not only below something paired), so the next page's request reaches the oracle with its own
+CURSOR_NAME = re.compile(r"cursor|page_?token|next_?token", re.I)
 HEADER_PART = re.compile(r"[^\s;,=]+")
 SECRET_NAME = re.compile(r"token|secret|key|password|credential|signature", re.I)
 
@@ -47,6 +50,7 @@ class Pairing:
     forward: dict[Any, Any] = field(default_factory=dict)  # target value -> oracle value
     back: dict[Any, Any] = field(default_factory=dict)  # oracle value -> target value
     shown: set[str] = field(default_factory=set)  # paired target values a report may show (no credentials)
+    made_up: frozenset[str] = frozenset()  # other field names the spec declares made up (`x-volatile: paired`)
     chosen: set[str] = field(default_factory=set)  # what the client sent in the exchange being learned: not made up
 
     # -- learning -----------------------------------------------------------------------
@@ -78,11 +82,13 @@ class Pairing:
                 unpaired += self.learn(target[key], oracle[key], eligible, key)
         elif isinstance(target, list) and isinstance(oracle, list):
             unpaired += self._learn_list(target, oracle, eligible, name)
-        elif is_id_name(name) and _scalar(target) and _scalar(oracle):
+        elif (is_id_name(name) or name in self.made_up) and _scalar(target) and _scalar(oracle):
+            mine = str(target) not in self.chosen and str(oracle) not in self.chosen
             if target == oracle and not self.known(target) and oracle not in self.back:
                 self.pair(target, oracle, name)  # shared by both sides (a fixture of a mock target)
-            elif eligible and str(target) not in self.chosen and str(oracle) not in self.chosen:
+            elif mine and (eligible or bool(CURSOR_NAME.search(name or ""))):
                 self.pair(target, oracle, name)
+                self._segments(target, oracle)
             elif not self.known(target):
                 unpaired.append(target)
         return unpaired
@@ -117,12 +123,20 @@ class Pairing:
     def learn_location(self, target: str | None, oracle: str | None) -> None:
         if not target or not oracle:
             return
+        self._segments(target, oracle)
+        self.pair(target, oracle)
+
+    def _segments(self, target: Any, oracle: Any) -> None:
+        """Two paired links (a `Location`, a checkout `url`): the path segments where they differ are paired
+        too, so a later request naming one (`/__mock/topups/{checkout session}/pay`) reaches the oracle with its
+        own."""
+        if not (isinstance(target, str) and isinstance(oracle, str) and "/" in target and "/" in oracle):
+            return
         t_path, o_path = urlsplit(target).path.split("/"), urlsplit(oracle).path.split("/")
         if len(t_path) == len(o_path):
             for t, o in zip(t_path, o_path, strict=True):
                 if t != o:
                     self.pair(unquote(t), unquote(o))
-        self.pair(target, oracle)
 
     # -- rewriting ----------------------------------------------------------------------
     def to_oracle(self, value: Any) -> Any:

@@ -5,7 +5,9 @@ Learned as Diffy learns it: a shadow oracle (a second fresh mock) receives the s
 every place where the two oracles' answers differ (request ids, random tokens, a clock's
 milliseconds) becomes volatile for that operation. The spec can also declare them: a schema
 property with `x-volatile: true`, or an operation's `x-volatile: [path, ...]` (slash-separated,
-`*` for every row of a list: `data/*/score`); see docs/differential.md.
+`*` for every row of a list: `data/*/score`); see docs/differential.md. A property marked
+`x-volatile: paired` is a value each side makes up for the same thing although its name does not say
+so (an epoch-millisecond handle `ts`): paired like an id, not compared by value.
 """
 
 from __future__ import annotations
@@ -83,3 +85,19 @@ def _walk(doc: dict[str, Any], schema: Any, path: Path, out: set[Path], depth: i
     for combinator in ("allOf", "anyOf", "oneOf"):
         for sub in schema.get(combinator) or []:
             _walk(doc, sub, path, out, depth + 1)
+
+
+def paired_names(doc: dict[str, Any]) -> frozenset[str]:
+    """The names of the properties the spec marks `x-volatile: paired` anywhere in its schemas."""
+    out: set[str] = set()
+    stack: list[Any] = [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for name, sub in (node.get("properties") or {}).items() if isinstance(node.get("properties"), dict) else ():
+                if isinstance(sub, dict) and sub.get("x-volatile") == "paired":
+                    out.add(name)
+            stack += list(node.values())
+        elif isinstance(node, list):
+            stack += node
+    return frozenset(out)
