@@ -107,6 +107,7 @@ class Store:
     default_user_id: str = ""
     # runs (§4) and the scheduler's indexes over them (`model/lifecycle.py`)
     runs: dict[str, Run] = field(default_factory=dict)
+    runs_made: int = 0  # runs made since the last reset: each run's course is drawn from its place (`Run.course`)
     run_index: RunIndex = field(default_factory=RunIndex)  # each owner's runs in listing order
     finished_runs: dict[str, deque[Run]] = field(default_factory=dict)  # by owner, in finish order (`retention.py`)
     runs_active: dict[str, Run] = field(default_factory=dict)

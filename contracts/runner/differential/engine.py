@@ -37,7 +37,7 @@ from .compare import Comparison, Diff
 from .ledger import Difference, Ledger
 from .lifecycle import Lifecycles
 from .oracle import Oracle
-from .pairing import SECRET_NAME, Pairing, sent
+from .pairing import SECRET_NAME, Pairing, path_names, sent
 from .volatile import Volatile, paired_names
 
 STREAMS = ("text/event-stream", "application/x-ndjson")
@@ -186,8 +186,7 @@ class Engine:
             self.ledger.unpaired["streams (SSE, NDJSON) read, not compared"] += 1
             return []
         label = f"{request.method} {op.template}" if op is not None else f"{request.method} {path}"
-        names = [unquote(s) for s in path.split("/") if s]
-        if any(n in self.target_only for n in names):
+        if any(n in self.target_only for n in path_names(path)):
             self.ledger.unpaired["requests on the target's existing data"] += 1
             return []
         target = Answer.of(response)
@@ -204,12 +203,16 @@ class Engine:
             answers = [self._replay(side, request, path, query, adopt=True) for side in self.sides[: len(answers)]]
             adopted = True
         eligible = (request.method in WRITES and target.status < 300) or self.oracle.pairing.references(path, query)
+        # a read by a principal minted in the session pairs its rows by position too (its egress sessions, its
+        # pending requests), though its rows are not all the session's to compare for presence (public ones)
+        credentials = [request.headers[h] for h in CREDENTIAL_HEADERS if h in request.headers]
+        learning_pairs = eligible or (request.method == "GET" and self.oracle.pairing.minted(credentials))
         chosen = sent(path, query, _json(request))
         for side, answer in zip(self.sides, answers, strict=False):
             if answer is None:
                 continue
             side.pairing.chosen = chosen
-            unpaired = side.pairing.learn(target.body, answer.body, eligible)
+            unpaired = side.pairing.learn(target.body, answer.body, learning_pairs)
             if side is self.oracle:
                 self.target_only.update(unpaired)
             side.pairing.learn_location(target.headers.get("location"), answer.headers.get("location"))
