@@ -66,6 +66,8 @@ def engine_for(
             redact=_redact,
             adopt_credentials=adopt_credentials,
         )
+        if now is not None and scale:  # a running clock moved on while the oracles started
+            now = clock_of(base_url)[1] or now
         for side in engine.sides:
             side.oracle.catch_up(now)
         _ENGINES[key] = engine

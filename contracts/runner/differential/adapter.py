@@ -26,13 +26,14 @@ class TransportAdapter(HTTPAdapter):
         super().__init__()
         self.transport = transport
 
-    def send(self, request, stream=False, timeout=None, verify=True, cert=None, proxies=None):  # noqa: ANN001, ANN201
+    def send(self, request, stream=False, timeout=None, verify=True, cert=None, proxies=None):
         body = request.body
         if isinstance(body, str):
             body = body.encode("utf-8")
         elif body is not None and not isinstance(body, bytes):
             body = b"".join(body)
-        outgoing = httpx.Request(request.method, request.url, headers=list(request.headers.items()), content=body or b"")
+        headers = list(request.headers.items())
+        outgoing = httpx.Request(request.method, request.url, headers=headers, content=body or b"")
         seconds = timeout if isinstance(timeout, int | float) else DEFAULT_TIMEOUT
         outgoing.extensions["timeout"] = httpx.Timeout(seconds).as_dict()
         try:

@@ -23,8 +23,8 @@ import hashlib
 import threading
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
-from urllib.parse import unquote
 
 import httpx
 import orjson
@@ -275,6 +275,9 @@ class Engine:
             answer = self._replay(side, request, path, query)
             if answer is not None:
                 side.pairing.learn(target.body, answer.body, True)
+        if path.rstrip("/") == "/__mock/clock" and isinstance(target.body, dict):
+            for side in self.sides:  # the oracle started after the target: never behind its clock
+                side.oracle.catch_up(_moment(target.body.get("now")))
         if path.rstrip("/") == "/__mock/reset":
             for side in self.sides:
                 side.etags.clear()
@@ -476,6 +479,13 @@ def _documented_headers(doc: dict[str, Any], op: Any, status: int) -> list[str]:
     if spec is None:
         return []
     return [name.lower() for name in (resolve(doc, spec).get("headers") or {})]
+
+
+def _moment(value: Any) -> datetime | None:
+    try:
+        return datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
 
 
 def _presence(value: str | None) -> str:

@@ -27,6 +27,9 @@ class Volatile:
         self.doc = doc
         self.declared: dict[str, set[Path]] = {}  # operation label -> paths the spec marks volatile
         self.learned: dict[str, set[Path]] = defaultdict(set)  # operation label -> paths seen to differ
+        # a header seen to differ between the two oracles (a request id) is the server's noise, not one
+        # operation's: volatile on every operation
+        self.headers: set[Path] = set()
 
     def of(self, label: str, op: Any) -> set[Path]:
         if label not in self.declared:
@@ -41,6 +44,8 @@ class Volatile:
                 if path in learned or path[:-1] in declared:
                     return True
                 path = path[:-2]
+            if path[:1] == ("header",) and path in self.headers:
+                return True
             return any(path[:i] in declared or path[:i] in learned for i in range(1, len(path) + 1))
 
         return volatile
@@ -55,6 +60,8 @@ class Volatile:
             elif diff.kind == "order":
                 path = (*path, "#order")
             self.learned[label].add(path)
+            if path[:1] == ("header",):
+                self.headers.add(path)
 
 
 def declared_paths(doc: dict[str, Any], op: dict[str, Any]) -> set[Path]:
