@@ -355,6 +355,8 @@ class Engine:
             made_up=self.made_up,
         ).run(target.body, pairing.to_target(oracle.body))
         self.ledger.unpaired["fields and rows only one side holds"] += comparison.unpaired
+        if comparison.moving:
+            self.ledger.unpaired["resources read at another point of their course on each side"] += comparison.moving
         return [("body", diff.describe()) for diff in comparison.diffs]
 
     def _record(self, request, path, query, label, op, aspect, detail, target, oracle) -> Difference:
