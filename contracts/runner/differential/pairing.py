@@ -30,6 +30,7 @@ ID_NAME = re.compile(
 # request (not only below something paired), so the next page's request reaches the oracle with its own
 CURSOR_NAME = re.compile(r"cursor|page_?token|next_?token", re.I)
 HEADER_PART = re.compile(r"[^\s;,=]+")
+STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$")  # RFC 3339
 PREFIXED = re.compile(r"^([a-z]{2,8}_)([0-9a-f]{8}-[0-9a-f-]{27})$")  # a kind prefix on a UUID (`top_…`)
 SECRET_NAME = re.compile(r"token|secret|key|password|credential|signature", re.I)
 
@@ -97,6 +98,11 @@ class Pairing:
                 self._segments(target, oracle)
             elif not self.known(target):
                 unpaired.append(target)
+        elif eligible and isinstance(target, str) and isinstance(oracle, str) and target != oracle:
+            if STAMP.match(target) and STAMP.match(oracle) and target not in self.chosen:
+                # each side's clock reading for the same moment of a resource of the session: a client that sends
+                # it back (`?since=<a run's createdAt>`) reaches the oracle with the oracle's
+                self.pair(target, oracle, name)
         return unpaired
 
     def _learn_list(self, target: list[Any], oracle: list[Any], eligible: bool, name: str | None) -> list[Any]:
