@@ -66,10 +66,11 @@ def engine_for(
             redact=_redact,
             adopt_credentials=adopt_credentials,
         )
-        if now is not None and scale:  # a running clock moved on while the oracles started
-            now = clock_of(base_url)[1] or now
         for side in engine.sides:
-            side.oracle.catch_up(now)
+            if now is not None and scale:  # a mock whose clock runs: level with it, or just ahead
+                side.oracle.follow(base_url)
+            else:
+                side.oracle.catch_up(now)
         _ENGINES[key] = engine
     return _ENGINES[key]
 

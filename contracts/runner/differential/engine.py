@@ -276,7 +276,7 @@ class Engine:
             if answer is not None:
                 side.pairing.learn(target.body, answer.body, True)
         if path.rstrip("/") == "/__mock/clock" and isinstance(target.body, dict):
-            for side in self.sides:  # the oracle started after the target: never behind its clock
+            for side in self.sides:  # never behind the target's clock
                 side.oracle.catch_up(_moment(target.body.get("now")))
         if path.rstrip("/") == "/__mock/reset":
             for side in self.sides:

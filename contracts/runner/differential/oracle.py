@@ -9,6 +9,7 @@ mock whose clock is frozen, in which case the oracle's is frozen too and the tar
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -65,6 +66,25 @@ class Oracle:
         mine = datetime.fromisoformat(answer.json()["now"])
         if now > mine:
             self.client.post("/__mock/clock", json={"advance_seconds": (now - mine).total_seconds()})
+
+
+    def follow(self, base_url: str) -> None:
+        """Bring a running oracle clock level with, or just ahead of, a target whose clock runs too: the target's
+        reading is taken at some moment between two local ones, so at the oracle's reading it is at most
+        that far on. Ahead, never behind: the oracle answers each request after the target did, so its clock
+        readings of the same moment are later, as they would be with no lag at all."""
+        if self.client is None:
+            return
+        started = time.monotonic()
+        try:
+            answer = httpx.post(f"{base_url.rstrip('/')}/__mock/clock", json={}, timeout=5)
+            theirs = datetime.fromisoformat(answer.json()["now"])
+        except (httpx.HTTPError, ValueError, KeyError, TypeError):
+            return
+        mine = datetime.fromisoformat(self.client.post("/__mock/clock", json={}).json()["now"])
+        lag = (theirs - mine).total_seconds() + (time.monotonic() - started)
+        if lag > 0:
+            self.client.post("/__mock/clock", json={"advance_seconds": lag})
 
 
 def clock_of(base_url: str) -> tuple[float, datetime | None]:

@@ -31,7 +31,10 @@ class ProxyOracle:
         self.upstream = upstream.rstrip("/")
         self.engine = Engine(api, self.upstream, credentials, mock=api, clock_scale=scale, adopt_credentials=False)
         for side in self.engine.sides:
-            side.oracle.catch_up(now)
+            if now is not None and scale:  # a mock upstream whose clock runs: level with it, or just ahead
+                side.oracle.follow(self.upstream)
+            else:
+                side.oracle.catch_up(now)
 
     async def differences(self, exchange: Any) -> list[tuple[str, str]]:
         """(claim, message) for each difference the oracle's answer to this exchange shows."""
