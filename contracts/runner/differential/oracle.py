@@ -67,7 +67,6 @@ class Oracle:
         if now > mine:
             self.client.post("/__mock/clock", json={"advance_seconds": (now - mine).total_seconds()})
 
-
     def follow(self, base_url: str) -> None:
         """Bring a running oracle clock level with, or just ahead of, a target whose clock runs too: the target's
         reading is taken at some moment between two local ones, so at the oracle's reading it is at most

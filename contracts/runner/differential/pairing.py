@@ -39,6 +39,16 @@ def is_id_name(name: str | None) -> bool:
     return bool(name) and bool(ID_NAME.search(name))  # type: ignore[arg-type]
 
 
+def _stamps(target: Any, oracle: Any) -> bool:
+    """Two different RFC 3339 timestamps."""
+    return (
+        isinstance(target, str)
+        and isinstance(oracle, str)
+        and target != oracle
+        and bool(STAMP.match(target) and STAMP.match(oracle))
+    )
+
+
 def _scalar(value: Any) -> bool:
     return isinstance(value, str | int) and not isinstance(value, bool)
 
@@ -98,11 +108,10 @@ class Pairing:
                 self._segments(target, oracle)
             elif not self.known(target):
                 unpaired.append(target)
-        elif eligible and isinstance(target, str) and isinstance(oracle, str) and target != oracle:
-            if STAMP.match(target) and STAMP.match(oracle) and target not in self.chosen:
-                # each side's clock reading for the same moment of a resource of the session: a client that sends
-                # it back (`?since=<a run's createdAt>`) reaches the oracle with the oracle's
-                self.pair(target, oracle, name)
+        elif eligible and _stamps(target, oracle) and target not in self.chosen:
+            # each side's clock reading for the same moment of a resource of the session: a client that sends
+            # it back (`?since=<a run's createdAt>`) reaches the oracle with the oracle's
+            self.pair(target, oracle, name)
         return unpaired
 
     def _learn_list(self, target: list[Any], oracle: list[Any], eligible: bool, name: str | None) -> list[Any]:
