@@ -65,6 +65,7 @@ def engine_for(
             curl=lambda request: _redact(curl(request)),
             redact=_redact,
             adopt_credentials=adopt_credentials,
+            separate=True,  # the oracles in processes of their own: the run's interpreter is busy enough
         )
         for side in engine.sides:
             if now is not None and scale:  # a mock whose clock runs: level with it, or just ahead

@@ -110,6 +110,7 @@ class Engine:
         curl: Any = None,
         redact: Any = None,
         adopt_credentials: bool = True,
+        separate: bool = False,
     ) -> None:
         from mock_server.apis import bundle
 
@@ -126,8 +127,12 @@ class Engine:
         self.adopt_credentials = adopt_credentials
         self.sides = []
         self.made_up = paired_names(self.doc)
-        for _ in range(2 if shadow_runs else 1):
-            oracle = Oracle(mock or api, clock_scale).start()
+        count = 2 if shadow_runs else 1
+        if separate:  # their processes start side by side
+            oracles = [o.ready() for o in [Oracle(mock or api, clock_scale).launch() for _ in range(count)]]
+        else:
+            oracles = [Oracle(mock or api, clock_scale).start() for _ in range(count)]
+        for oracle in oracles:
             pairing = Pairing(self.target_base, oracle.base_url, made_up=self.made_up)
             pairing.credentials(credentials, oracle.credentials)
             self.sides.append(Side(oracle, pairing))
