@@ -30,6 +30,7 @@ ID_NAME = re.compile(
 # request (not only below something paired), so the next page's request reaches the oracle with its own
 CURSOR_NAME = re.compile(r"cursor|page_?token|next_?token", re.I)
 HEADER_PART = re.compile(r"[^\s;,=]+")
+MATCHED = 200  # rows matched by their values when pairing by position; longer lists pair in order
 STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$")  # RFC 3339
 PREFIXED = re.compile(r"^([a-z]{2,8}_)([0-9a-f]{8}-[0-9a-f-]{27})$")  # a kind prefix on a UUID (`top_…`)
 SECRET_NAME = re.compile(r"token|secret|key|password|credential|signature", re.I)
@@ -37,6 +38,13 @@ SECRET_NAME = re.compile(r"token|secret|key|password|credential|signature", re.I
 
 def is_id_name(name: str | None) -> bool:
     return bool(name) and bool(ID_NAME.search(name))  # type: ignore[arg-type]
+
+
+def _shared(target: dict[str, Any], oracle: dict[str, Any]) -> int:
+    """How many values, other than made-up ones, two rows hold alike."""
+    return sum(
+        1 for k in target.keys() & oracle.keys() if not is_id_name(k) and _scalar(target[k]) and target[k] == oracle[k]
+    )
 
 
 def _stamps(target: Any, oracle: Any) -> bool:
@@ -142,15 +150,21 @@ class Pairing:
         return unpaired
 
     def _by_position(self, rest_t: list[dict[str, Any]], rest_o: list[dict[str, Any]]) -> list[tuple[Any, Any]]:
-        """Rows nothing pairs yet, on each side, matched in order: each target row with the first oracle row
-        left whose already-paired references agree with it (a ledger row's `reference_id`), so rows the two
-        sides list in another order (equal sort keys) are not crossed."""
+        """Rows nothing pairs yet, on each side, matched: each target row with the oracle row left whose
+        already-paired references agree with it (a ledger row's `reference_id`) and that shares the most of
+        its other values (a host rule's `host_pattern`), the first such in order; so rows the two sides list
+        in another order (sorted by made-up ids, or equal sort keys) are not crossed. Long lists (`MATCHED`)
+        pair in order only."""
         left = list(rest_o)
         out = []
         for row in rest_t:
-            match = next((o for o in left if self._agrees(row, o)), left[0] if left else None)
-            if match is None:
+            if not left:
                 break
+            if len(rest_t) > MATCHED:
+                match = left[0]
+            else:
+                agreeing = [o for o in left if self._agrees(row, o)] or left
+                match = max(agreeing, key=lambda o: _shared(row, o))  # the first of the best
             left.remove(match)
             out.append((row, match))
         return out
