@@ -105,7 +105,8 @@ def test_schemathesis_requests_are_compared_with_the_oracle(differential_mode):
     case = operation.Case(path_parameters={"id": "123"})
     assert case.call(base_url=target.base_url, headers=KEY, **extra).status_code == 200
     context = httpx.get(f"{target.base_url}/api/ai-systems/123/context", headers=KEY).json()["context"]
-    source = {"id": "manual-schemathesis", "kind": "user", "category": "rules_constraints", "scope": "system", "text": "x"}
+    source = {"id": "manual-schemathesis", "kind": "user", "category": "rules_constraints", "scope": "system"}
+    source["text"] = "x"
     written = httpx.put(
         f"{target.base_url}/api/ai-systems/123/context/sources",
         headers=KEY,
