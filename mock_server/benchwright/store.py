@@ -112,7 +112,7 @@ class Store:
     finished_runs: dict[str, deque[Run]] = field(default_factory=dict)  # by owner, in finish order (`retention.py`)
     runs_active: dict[str, Run] = field(default_factory=dict)
     runs_active_by_user: dict[str, set[str]] = field(default_factory=dict)
-    schedule: list[tuple[datetime, str]] = field(default_factory=list)  # a heap of (next step time, run id)
+    schedule: list[tuple[datetime, str, str]] = field(default_factory=list)  # a heap of (next step, course, run id)
     run_waker: Any = None  # reschedules a run whose hold is lifted (`lifecycle.add_run`)
     narrations: dict[tuple[str, int, str], Narration] = field(default_factory=dict)  # (run, last seq, slice)
     # accounts and money (§2.5, §10)

@@ -201,3 +201,14 @@ def test_an_oracle_in_a_process_of_its_own_serves_like_the_embedded_one():
     finally:
         spawned.close()
         local.close()
+
+
+def test_rows_made_at_the_same_moment_may_list_in_either_order():
+    """§8 host rules list by creation, ties by id: the starter rules made at one moment list in each side's
+    own id order, which is no drift; rows made at different moments in another order are."""
+    rows = {"id": "a", "created_at": "2026-04-23T14:00:00Z"}, {"id": "b", "created_at": "2026-04-23T14:00:00Z"}
+    tie = Comparison(never, lambda v: True).run({"data": list(rows)}, {"data": list(reversed(rows))})
+    assert tie.diffs == []
+    later = {"id": "b", "created_at": "2026-04-23T14:00:09Z"}
+    swapped = Comparison(never, lambda v: True).run({"data": [rows[0], later]}, {"data": [later, rows[0]]})
+    assert [d.kind for d in swapped.diffs] == ["order"]

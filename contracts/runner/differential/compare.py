@@ -220,7 +220,7 @@ class Comparison:
         unpaired_o = sum(1 for k in only_o if not known(k))
         self.unpaired += unpaired_t + unpaired_o
         order_o = [k for k in theirs if k in mine]
-        if common != order_o and not self.volatile((*path, "#order")):
+        if common != order_o and not self.volatile((*path, "#order")) and not _ties(mine, common, order_o):
             self.diffs.append(Diff(path, "order", common, order_o))
         for k in common:
             self.compare(mine[k], theirs[k], item)
@@ -276,6 +276,22 @@ def _in_motion(t: dict[str, Any], o: dict[str, Any]) -> bool:
     t_age = (stamps[1] - stamps[0]).total_seconds()  # type: ignore[operator]
     o_age = (stamps[3] - stamps[2]).total_seconds()  # type: ignore[operator]
     return abs(t_age - o_age) > MOTION
+
+
+def _ties(rows: dict[Any, Any], one: list[Any], other: list[Any]) -> bool:
+    """The two orders differ only among rows made at the same moment (their creation timestamps equal): a tie
+    each side breaks by its own made-up ids, so not an order the two can agree on."""
+    stamps = []
+    for order in (one, other):
+        seq = []
+        for key in order:
+            row = rows[key]
+            created = next((row[k] for k in row if "created" in k and timestamp(row[k]) is not None), None)
+            if created is None:
+                return False
+            seq.append(created)
+        stamps.append(seq)
+    return stamps[0] == stamps[1]
 
 
 def _scalar_id(value: Any) -> bool:

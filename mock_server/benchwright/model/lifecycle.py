@@ -199,8 +199,8 @@ def _waker(store: Store) -> Any:
     return store.run_waker
 
 
-def _schedule(store: Store) -> list[tuple[datetime, str]]:
-    return store.schedule  # a heap of (next step time, run id)
+def _schedule(store: Store) -> list[tuple[datetime, str, str]]:
+    return store.schedule  # a heap of (next step time, course, run id)
 
 
 def wake(store: Store, run: Run) -> None:
@@ -208,7 +208,7 @@ def wake(store: Store, run: Run) -> None:
     come due, so a stale one (the plan moved) is simply rescheduled then."""
     at = next_step_at(run)
     if at is not None:
-        heapq.heappush(_schedule(store), (at, run.id))
+        heapq.heappush(_schedule(store), (at, run.course or run.id, run.id))  # ties in the order runs were made
 
 
 def stable_fraction(*parts: Any) -> float:
@@ -450,7 +450,7 @@ def advance_all(mock: Any) -> None:
     now = store.clock.now()
     heap = _schedule(store)
     while heap and heap[0][0] <= now:
-        _, run_id = heapq.heappop(heap)
+        _, _, run_id = heapq.heappop(heap)
         run = runs(store).get(run_id)
         if run is None or run.terminal or run.held or not run.plan:
             continue

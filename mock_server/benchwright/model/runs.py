@@ -318,7 +318,7 @@ def new_run(
     store.runs_made += 1
     run = Run(
         id=uuid4(),
-        course=f"run-{store.runs_made}",
+        course=f"run-{store.runs_made:08d}",
         user_id=user.id,
         token_id=token_id,
         mode=mode,
