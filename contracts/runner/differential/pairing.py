@@ -30,7 +30,7 @@ ID_NAME = re.compile(
 # request (not only below something paired), so the next page's request reaches the oracle with its own
 CURSOR_NAME = re.compile(r"cursor|page_?token|next_?token", re.I)
 HEADER_PART = re.compile(r"[^\s;,=]+")
-MATCHED = 200  # rows matched by their values when pairing by position; longer lists pair in order
+MATCHED = 60  # rows matched by their values when pairing by position; longer lists pair in order
 STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$")  # RFC 3339
 PREFIXED = re.compile(r"^([a-z]{2,8}_)([0-9a-f]{8}-[0-9a-f-]{27})$")  # a kind prefix on a UUID (`top_…`)
 SECRET_NAME = re.compile(r"token|secret|key|password|credential|signature", re.I)
