@@ -405,8 +405,8 @@ class Engine:
                     )
                 )
                 continue
-            if t is None or o is None or volatile(("header", name)):
-                continue
+            if t is None or o is None or (volatile(("header", name)) and name != "etag"):
+                continue  # an ETag's value is each side's own: it compares by meaning, volatile or not
             if name == "etag":
                 if t.startswith("W/") != o.startswith("W/"):
                     out.append(("header", f"etag: {'weak' if t.startswith('W/') else 'strong'}, the oracle's "
