@@ -212,3 +212,23 @@ def test_rows_made_at_the_same_moment_may_list_in_either_order():
     later = {"id": "b", "created_at": "2026-04-23T14:00:09Z"}
     swapped = Comparison(never, lambda v: True).run({"data": [rows[0], later]}, {"data": [later, rows[0]]})
     assert [d.kind for d in swapped.diffs] == ["order"]
+
+
+def test_a_resource_in_a_state_it_leaves_on_its_own_is_compared_by_its_states():
+    """§5: once the oracle was seen to leave `running` on its own, a run read `running` is on its way: its
+    counters are not compared in that snapshot; a run in a state nobody leaves is compared field by field."""
+    from contracts.runner.differential.lifecycle import Lifecycles
+
+    lifecycles = Lifecycles()
+    lifecycles.observe("GET /v1/runs/{id}", ("status",), "r0", "running", "running")
+    lifecycles.observe("GET /v1/runs/{id}", ("status",), "r0", "succeeded", "succeeded")
+    running = {"id": "r1", "status": "running", "storage": {"event_count": 1}}
+    moving = Comparison(never, lambda v: False, transient=lifecycles.moving).run(
+        running, {**running, "storage": {"event_count": 2}}
+    )
+    assert moving.diffs == [] and moving.moving == 1
+    done = {"id": "r1", "status": "succeeded", "storage": {"event_count": 1}}
+    still = Comparison(never, lambda v: False, transient=lifecycles.moving).run(
+        done, {**done, "storage": {"event_count": 2}}
+    )
+    assert [d.where for d in still.diffs] == ["storage/event_count"]

@@ -358,6 +358,7 @@ class Engine:
             error=target.status >= 400,
             lifecycle=track,
             made_up=self.made_up,
+            transient=self.lifecycles.moving,
         ).run(target.body, pairing.to_target(oracle.body))
         self.ledger.unpaired["fields and rows only one side holds"] += comparison.unpaired
         if comparison.moving:
