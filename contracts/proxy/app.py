@@ -136,6 +136,8 @@ class ProxyApp:
             request_body=body,
         )
         self._learn_request(exchange)
+        if self.oracle is not None:
+            self.oracle.begin(exchange)  # the oracle compares only exchanges that overlap none of their session
         self.checker.route(exchange)
         exchange.violations += self.checker.request(exchange)
         outgoing = [(k, v) for k, v in request.headers.items() if k.lower() not in HOP_BY_HOP]
@@ -146,6 +148,8 @@ class ProxyApp:
         try:
             upstream = await self.client.send(upstream_request, stream=True)
         except httpx.HTTPError as error:
+            if self.oracle is not None:
+                self.oracle.end(exchange)
             exchange.status = 502
             exchange.error = f"{type(error).__name__}: {error}"
             self._finish(exchange)
@@ -160,11 +164,15 @@ class ProxyApp:
         media = exchange.response_headers.get("content-type", "").split(";")[0].strip().lower()
         if media in STREAM_MEDIA and 200 <= exchange.status < 300:
             exchange.stream = "sse" if media == "text/event-stream" else "ndjson"
+            if self.oracle is not None:
+                self.oracle.end(exchange)
             return self._stream(exchange, upstream, relayed)
         try:
             exchange.response_body = await upstream.aread()
         finally:
             await upstream.aclose()
+            if self.oracle is not None:
+                self.oracle.end(exchange)  # answered: no longer in flight
         relayed = [(k, v) for k, v in relayed if k.lower() != "content-encoding"]
         exchange.violations += self.checker.head(exchange)
         self._learn_response(exchange)

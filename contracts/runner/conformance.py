@@ -29,6 +29,7 @@ from schemathesis import Config
 from schemathesis.core.errors import NoLinksFound
 from schemathesis.core.parameters import ParameterLocation
 
+from . import differential
 from .claims import SCHEMATHESIS, Drift
 from .pacing import send
 from .report import CASES
@@ -169,7 +170,8 @@ class Conformance:
                 return  # past a deployment's share of generated writes for this operation
             headers = conformance.case_headers(case, op, session.env)
             CASES[case.operation.label] += 1
-            attempt = lambda: case.call(base_url=session.base_url, headers=headers, timeout=30)  # noqa: E731
+            extra = differential.call_kwargs(session)  # the oracle's, in differential mode
+            attempt = lambda: case.call(base_url=session.base_url, headers=headers, timeout=30, **extra)  # noqa: E731
             response = send(session.policy, session.pacer, case.method, attempt)
             case.validate_response(response, additional_checks=conformance.checks, headers=headers)
 
@@ -190,7 +192,8 @@ class Conformance:
                 def get_call_kwargs(self, case):
                     _, _, op = conformance.by_label[case.operation.label]
                     headers = conformance.case_headers(case, op, session.env)
-                    return {"base_url": session.base_url, "headers": headers, "timeout": 30}
+                    extra = differential.call_kwargs(session)  # the oracle's, in differential mode
+                    return {"base_url": session.base_url, "headers": headers, "timeout": 30, **extra}
 
                 def call(self, case, **kwargs):
                     CASES[case.operation.label] += 1

@@ -123,6 +123,7 @@ def _finished(mock: Any, user, key: str, hours_ago: float, **kw: Any):
     run.id = RUN_IDS[key]
     run.sandbox_id = "sbx_" + run.id.replace("-", "")[:12]
     run.seeded = True  # retention keeps it (`model/retention.py`)
+    run.course = run.id
     pipeline.plan_run(run, run.created_at, run.task_count)  # scores derive from the (fixed) id
     pipeline.add_run(mock.store, run)
     return run

@@ -107,11 +107,12 @@ class Store:
     default_user_id: str = ""
     # runs (§4) and the scheduler's indexes over them (`model/lifecycle.py`)
     runs: dict[str, Run] = field(default_factory=dict)
+    runs_made: int = 0  # runs made since the last reset: each run's course is drawn from its place (`Run.course`)
     run_index: RunIndex = field(default_factory=RunIndex)  # each owner's runs in listing order
     finished_runs: dict[str, deque[Run]] = field(default_factory=dict)  # by owner, in finish order (`retention.py`)
     runs_active: dict[str, Run] = field(default_factory=dict)
     runs_active_by_user: dict[str, set[str]] = field(default_factory=dict)
-    schedule: list[tuple[datetime, str]] = field(default_factory=list)  # a heap of (next step time, run id)
+    schedule: list[tuple[datetime, str, str]] = field(default_factory=list)  # a heap of (next step, course, run id)
     run_waker: Any = None  # reschedules a run whose hold is lifted (`lifecycle.add_run`)
     narrations: dict[tuple[str, int, str], Narration] = field(default_factory=dict)  # (run, last seq, slice)
     # accounts and money (§2.5, §10)

@@ -88,3 +88,38 @@ def test_suite_client_and_the_front_route_through_the_oracle(differential_mode):
         client.close()
         through_front.close()
     assert engine.ledger.compared == 2
+
+
+def test_schemathesis_requests_are_compared_with_the_oracle(differential_mode):
+    """The generic conformance sends with schemathesis' `case.call`, which in differential mode gets a
+    `requests.Session` through the oracle (`differential.call_kwargs`): C-36, a context written behind the
+    suite's back is then seen as drift by a request schemathesis alone sent."""
+    import schemathesis
+
+    from mock_server.apis import bundle
+
+    target = session.current("bench")
+    extra = differential.call_kwargs(target)
+    assert set(extra) == {"session"}
+    operation = schemathesis.openapi.from_dict(bundle("bench"))["/api/ai-systems/{id}/context"]["GET"]
+    case = operation.Case(path_parameters={"id": "123"})
+    assert case.call(base_url=target.base_url, headers=KEY, **extra).status_code == 200
+    context = httpx.get(f"{target.base_url}/api/ai-systems/123/context", headers=KEY).json()["context"]
+    source = {"id": "manual-schemathesis", "kind": "user", "category": "rules_constraints", "scope": "system"}
+    source["text"] = "x"
+    written = httpx.put(
+        f"{target.base_url}/api/ai-systems/123/context/sources",
+        headers=KEY,
+        json={"expected_version": context["version"], "source": source},
+    )
+    assert written.status_code == 200, written.text
+    assert case.call(base_url=target.base_url, headers=KEY, **extra).status_code == 200
+    engine = differential._ENGINES[("bench", target.base_url)]
+    assert engine.ledger.compared == 2
+    found = [d for d in engine.ledger.items() if d.operation == "GET /api/ai-systems/{id}/context"]
+    assert any("context/version" in d.detail for d in found), [d.line() for d in found]
+
+
+def test_without_the_mode_schemathesis_sends_as_it_always_did(monkeypatch):
+    monkeypatch.delenv(differential.ENV, raising=False)
+    assert differential.call_kwargs(object()) == {}

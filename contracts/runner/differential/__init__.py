@@ -17,6 +17,7 @@ import httpx
 ENV = "HARNESS_CONTRACT_DIFFERENTIAL"
 _ENGINES: dict[tuple[str, str], Any] = {}
 _FRONTS: dict[str, Any] = {}  # front URL -> its engine
+_REQUESTS: dict[tuple[str, str], Any] = {}  # (api, base URL) -> schemathesis' requests session (`call_kwargs`)
 
 
 def enabled() -> bool:
@@ -64,9 +65,13 @@ def engine_for(
             curl=lambda request: _redact(curl(request)),
             redact=_redact,
             adopt_credentials=adopt_credentials,
+            separate=True,  # the oracles in processes of their own: the run's interpreter is busy enough
         )
         for side in engine.sides:
-            side.oracle.catch_up(now)
+            if now is not None and scale:  # a mock whose clock runs: level with it, or just ahead
+                side.oracle.follow(base_url)
+            else:
+                side.oracle.catch_up(now)
         _ENGINES[key] = engine
     return _ENGINES[key]
 
@@ -97,8 +102,25 @@ def client_transport(base_url: str, inner: httpx.BaseTransport) -> httpx.BaseTra
     return DifferentialTransport(engine_for(api, base_url), inner)
 
 
+def call_kwargs(session: Any) -> dict[str, Any]:
+    """What schemathesis' `case.call` is given beyond its URL: in differential mode a `requests.Session` that
+    sends through `wrap(session, ...)`, so the generic conformance's cases (stateless and the links state
+    machine) are replayed on the oracle too; nothing when the mode is off."""
+    if not enabled():
+        return {}
+    key = (session.api, session.base_url.rstrip("/"))
+    if key not in _REQUESTS:
+        from .adapter import requests_session
+
+        _REQUESTS[key] = requests_session(wrap(session, httpx.HTTPTransport()))
+    return {"session": _REQUESTS[key]}
+
+
 def finish() -> list[Any]:
     """Every engine's differences (lifecycle verdicts included); the oracles are stopped."""
+    for sent in _REQUESTS.values():
+        sent.close()
+    _REQUESTS.clear()
     return [d for engine in _ENGINES.values() for d in engine.finish()]
 
 

@@ -23,8 +23,8 @@ import hashlib
 import threading
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
-from urllib.parse import unquote
 
 import httpx
 import orjson
@@ -37,8 +37,8 @@ from .compare import Comparison, Diff
 from .ledger import Difference, Ledger
 from .lifecycle import Lifecycles
 from .oracle import Oracle
-from .pairing import SECRET_NAME, Pairing, sent
-from .volatile import Volatile
+from .pairing import SECRET_NAME, Pairing, path_names, sent
+from .volatile import Volatile, paired_names
 
 STREAMS = ("text/event-stream", "application/x-ndjson")
 WRITES = frozenset({"POST", "PUT", "PATCH"})
@@ -110,6 +110,7 @@ class Engine:
         curl: Any = None,
         redact: Any = None,
         adopt_credentials: bool = True,
+        separate: bool = False,
     ) -> None:
         from mock_server.apis import bundle
 
@@ -125,9 +126,14 @@ class Engine:
         # ready credential; off where every call passes through the engine (`Front`, the proxy)
         self.adopt_credentials = adopt_credentials
         self.sides = []
-        for _ in range(2 if shadow_runs else 1):
-            oracle = Oracle(mock or api, clock_scale).start()
-            pairing = Pairing(self.target_base, oracle.base_url)
+        self.made_up = paired_names(self.doc)
+        count = 2 if shadow_runs else 1
+        if separate:  # their processes start side by side
+            oracles = [o.ready() for o in [Oracle(mock or api, clock_scale).launch() for _ in range(count)]]
+        else:
+            oracles = [Oracle(mock or api, clock_scale).start() for _ in range(count)]
+        for oracle in oracles:
+            pairing = Pairing(self.target_base, oracle.base_url, made_up=self.made_up)
             pairing.credentials(credentials, oracle.credentials)
             self.sides.append(Side(oracle, pairing))
         self.volatile = Volatile(self.doc)
@@ -185,8 +191,7 @@ class Engine:
             self.ledger.unpaired["streams (SSE, NDJSON) read, not compared"] += 1
             return []
         label = f"{request.method} {op.template}" if op is not None else f"{request.method} {path}"
-        names = [unquote(s) for s in path.split("/") if s]
-        if any(n in self.target_only for n in names):
+        if any(n in self.target_only for n in path_names(path)):
             self.ledger.unpaired["requests on the target's existing data"] += 1
             return []
         target = Answer.of(response)
@@ -203,12 +208,16 @@ class Engine:
             answers = [self._replay(side, request, path, query, adopt=True) for side in self.sides[: len(answers)]]
             adopted = True
         eligible = (request.method in WRITES and target.status < 300) or self.oracle.pairing.references(path, query)
+        # a read by a principal minted in the session pairs its rows by position too (its egress sessions, its
+        # pending requests), though its rows are not all the session's to compare for presence (public ones)
+        credentials = [request.headers[h] for h in CREDENTIAL_HEADERS if h in request.headers]
+        learning_pairs = eligible or (request.method == "GET" and self.oracle.pairing.minted(credentials))
         chosen = sent(path, query, _json(request))
         for side, answer in zip(self.sides, answers, strict=False):
             if answer is None:
                 continue
             side.pairing.chosen = chosen
-            unpaired = side.pairing.learn(target.body, answer.body, eligible)
+            unpaired = side.pairing.learn(target.body, answer.body, learning_pairs)
             if side is self.oracle:
                 self.target_only.update(unpaired)
             side.pairing.learn_location(target.headers.get("location"), answer.headers.get("location"))
@@ -271,6 +280,9 @@ class Engine:
             answer = self._replay(side, request, path, query)
             if answer is not None:
                 side.pairing.learn(target.body, answer.body, True)
+        if path.rstrip("/") == "/__mock/clock" and isinstance(target.body, dict):
+            for side in self.sides:  # never behind the target's clock
+                side.oracle.catch_up(_moment(target.body.get("now")))
         if path.rstrip("/") == "/__mock/reset":
             for side in self.sides:
                 side.etags.clear()
@@ -345,8 +357,12 @@ class Engine:
             owned=owned and request.method == "GET",
             error=target.status >= 400,
             lifecycle=track,
+            made_up=self.made_up,
+            transient=self.lifecycles.moving,
         ).run(target.body, pairing.to_target(oracle.body))
         self.ledger.unpaired["fields and rows only one side holds"] += comparison.unpaired
+        if comparison.moving:
+            self.ledger.unpaired["resources read at another point of their course on each side"] += comparison.moving
         return [("body", diff.describe()) for diff in comparison.diffs]
 
     def _record(self, request, path, query, label, op, aspect, detail, target, oracle) -> Difference:
@@ -390,8 +406,8 @@ class Engine:
                     )
                 )
                 continue
-            if t is None or o is None or volatile(("header", name)):
-                continue
+            if t is None or o is None or (volatile(("header", name)) and name != "etag"):
+                continue  # an ETag's value is each side's own: it compares by meaning, volatile or not
             if name == "etag":
                 if t.startswith("W/") != o.startswith("W/"):
                     out.append(("header", f"etag: {'weak' if t.startswith('W/') else 'strong'}, the oracle's "
@@ -471,6 +487,13 @@ def _documented_headers(doc: dict[str, Any], op: Any, status: int) -> list[str]:
     if spec is None:
         return []
     return [name.lower() for name in (resolve(doc, spec).get("headers") or {})]
+
+
+def _moment(value: Any) -> datetime | None:
+    try:
+        return datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
 
 
 def _presence(value: str | None) -> str:

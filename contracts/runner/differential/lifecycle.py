@@ -46,12 +46,19 @@ class Lifecycles:
         self.tracks: dict[tuple[str, Any, int], Track] = {}
         self.generation = 0  # a reset of the target starts its ids over: tracks of a new generation
         self.states: dict[str, set[str]] = defaultdict(set)  # field name -> states the oracle showed
+        self.transient: dict[str, set[str]] = defaultdict(set)  # field name -> states the oracle was seen to leave
 
     def observe(self, label: str, path: Path, resource: Any, target: str, oracle: str) -> None:
         key = (path[-1], resource, self.generation)
         track = self.tracks.setdefault(key, Track(label, path))
+        if track.oracle and track.oracle[-1] != oracle:
+            self.transient[path[-1]].add(track.oracle[-1])
         track.add(target, oracle)
         self.states[path[-1]].add(oracle)
+
+    def moving(self, name: str, state: Any) -> bool:
+        """A state the oracle has been seen to leave on its own: a resource in it is on its way."""
+        return state in self.transient.get(name, ())
 
     def verdicts(self) -> list[Verdict]:
         out = []

@@ -9,6 +9,10 @@ mock whose clock is frozen, in which case the oracle's is frozen too and the tar
 
 from __future__ import annotations
 
+import socket
+import subprocess
+import sys
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -16,6 +20,8 @@ from typing import Any
 import httpx
 
 from contracts.runner.target import LiveServer
+
+SPAWN_SECONDS = 30.0  # a separate oracle's start, at most
 
 
 @dataclass
@@ -26,7 +32,12 @@ class Oracle:
     credentials: dict[str, str] = field(default_factory=dict)  # credential variable -> the oracle's value
     client: httpx.Client | None = field(default=None, repr=False)
 
-    def start(self) -> Oracle:
+    def start(self, separate: bool = False) -> Oracle:
+        """Serve the oracle: in this process (`LiveServer`), or with `separate` in a process of its own
+        (`python -m mock_server.serve`, as `make serve` runs it), so a contract run's suite, target, front and
+        oracles do not all share one interpreter."""
+        if separate:
+            return self._spawn()
         from mock_server.apis import profile as mock_profile
         from mock_server.app import create_app
 
@@ -38,6 +49,35 @@ class Oracle:
         self.credentials = dict(ready(api)) if ready else {}
         self.client = httpx.Client(base_url=self.server.url, timeout=30.0, follow_redirects=False)
         return self
+
+    def _spawn(self) -> Oracle:
+        return self.launch().ready()
+
+    def launch(self) -> Oracle:
+        """Start the oracle's own process (`ready()` waits for it): several start side by side."""
+        with socket.socket() as probe:  # a free loopback port
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        command = [sys.executable, "-m", "mock_server.serve", "--api", self.api, "--port", str(port),
+                   "--clock-scale", str(self.clock_scale)]  # fmt: skip
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.server = Spawned(process, f"http://127.0.0.1:{port}")
+        self.client = httpx.Client(base_url=self.server.url, timeout=30.0, follow_redirects=False)
+        return self
+
+    def ready(self) -> Oracle:
+        """Wait for a launched oracle to answer; its ready credentials read from its control surface."""
+        assert self.client is not None and isinstance(self.server, Spawned), "launch() first"
+        deadline = time.monotonic() + SPAWN_SECONDS
+        while True:
+            try:
+                self.credentials = dict(self.client.get("/__mock/credentials").json())
+                return self
+            except (httpx.HTTPError, ValueError):
+                if self.server.process.poll() is not None or time.monotonic() > deadline:
+                    self.close()
+                    raise RuntimeError(f"the {self.api} oracle did not start") from None
+                time.sleep(0.05)
 
     @property
     def base_url(self) -> str:
@@ -65,6 +105,39 @@ class Oracle:
         mine = datetime.fromisoformat(answer.json()["now"])
         if now > mine:
             self.client.post("/__mock/clock", json={"advance_seconds": (now - mine).total_seconds()})
+
+    def follow(self, base_url: str) -> None:
+        """Bring a running oracle clock level with, or just ahead of, a target whose clock runs too: the target's
+        reading is taken at some moment between two local ones, so at the oracle's reading it is at most
+        that far on. Ahead, never behind: the oracle answers each request after the target did, so its clock
+        readings of the same moment are later, as they would be with no lag at all."""
+        if self.client is None:
+            return
+        started = time.monotonic()
+        try:
+            answer = httpx.post(f"{base_url.rstrip('/')}/__mock/clock", json={}, timeout=5)
+            theirs = datetime.fromisoformat(answer.json()["now"])
+        except (httpx.HTTPError, ValueError, KeyError, TypeError):
+            return
+        mine = datetime.fromisoformat(self.client.post("/__mock/clock", json={}).json()["now"])
+        lag = (theirs - mine).total_seconds() + (time.monotonic() - started)
+        if lag > 0:
+            self.client.post("/__mock/clock", json={"advance_seconds": lag})
+
+
+@dataclass
+class Spawned:
+    """An oracle served by a process of its own."""
+
+    process: subprocess.Popen
+    url: str
+
+    def __exit__(self, *_: Any) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
 
 
 def clock_of(base_url: str) -> tuple[float, datetime | None]:

@@ -26,12 +26,35 @@ ID_NAME = re.compile(
 )
 
 
+# a page cursor: each side's handle on the next page of the same list, paired from any answer to the same
+# request (not only below something paired), so the next page's request reaches the oracle with its own
+CURSOR_NAME = re.compile(r"cursor|page_?token|next_?token", re.I)
 HEADER_PART = re.compile(r"[^\s;,=]+")
+MATCHED = 60  # rows matched by their values when pairing by position; longer lists pair in order
+STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$")  # RFC 3339
+PREFIXED = re.compile(r"^([a-z]{2,8}_)([0-9a-f]{8}-[0-9a-f-]{27})$")  # a kind prefix on a UUID (`top_…`)
 SECRET_NAME = re.compile(r"token|secret|key|password|credential|signature", re.I)
 
 
 def is_id_name(name: str | None) -> bool:
     return bool(name) and bool(ID_NAME.search(name))  # type: ignore[arg-type]
+
+
+def _shared(target: dict[str, Any], oracle: dict[str, Any]) -> int:
+    """How many values, other than made-up ones, two rows hold alike."""
+    return sum(
+        1 for k in target.keys() & oracle.keys() if not is_id_name(k) and _scalar(target[k]) and target[k] == oracle[k]
+    )
+
+
+def _stamps(target: Any, oracle: Any) -> bool:
+    """Two different RFC 3339 timestamps."""
+    return (
+        isinstance(target, str)
+        and isinstance(oracle, str)
+        and target != oracle
+        and bool(STAMP.match(target) and STAMP.match(oracle))
+    )
 
 
 def _scalar(value: Any) -> bool:
@@ -47,6 +70,8 @@ class Pairing:
     forward: dict[Any, Any] = field(default_factory=dict)  # target value -> oracle value
     back: dict[Any, Any] = field(default_factory=dict)  # oracle value -> target value
     shown: set[str] = field(default_factory=set)  # paired target values a report may show (no credentials)
+    made_up: frozenset[str] = frozenset()  # other field names the spec declares made up (`x-volatile: paired`)
+    ready: set[str] = field(default_factory=set)  # the credentials the session started with (not minted in it)
     chosen: set[str] = field(default_factory=set)  # what the client sent in the exchange being learned: not made up
 
     # -- learning -----------------------------------------------------------------------
@@ -59,6 +84,9 @@ class Pairing:
         self.back.setdefault(str(oracle), str(target))
         if target != oracle and not SECRET_NAME.search(name or ""):
             self.shown.add(str(target))
+        prefixed = PREFIXED.match(str(target)), PREFIXED.match(str(oracle))
+        if prefixed[0] and prefixed[1] and prefixed[0][1] == prefixed[1][1]:  # `top_<uuid>`: the bare `<uuid>` too
+            self.pair(prefixed[0][2], prefixed[1][2], name)
 
     def known(self, target: Any) -> bool:
         return target in self.forward
@@ -68,6 +96,7 @@ class Pairing:
         for name, value in target.items():
             if value and oracle.get(name):
                 self.pair(value, oracle[name], "credential")
+                self.ready.add(value)
 
     def learn(self, target: Any, oracle: Any, eligible: bool, name: str | None = None) -> list[Any]:
         """Pair the made-up values of two answers to the same request; returns the target's values
@@ -78,13 +107,19 @@ class Pairing:
                 unpaired += self.learn(target[key], oracle[key], eligible, key)
         elif isinstance(target, list) and isinstance(oracle, list):
             unpaired += self._learn_list(target, oracle, eligible, name)
-        elif is_id_name(name) and _scalar(target) and _scalar(oracle):
+        elif (is_id_name(name) or name in self.made_up) and _scalar(target) and _scalar(oracle):
+            mine = str(target) not in self.chosen and str(oracle) not in self.chosen
             if target == oracle and not self.known(target) and oracle not in self.back:
                 self.pair(target, oracle, name)  # shared by both sides (a fixture of a mock target)
-            elif eligible and str(target) not in self.chosen and str(oracle) not in self.chosen:
+            elif mine and (eligible or bool(CURSOR_NAME.search(name or ""))):
                 self.pair(target, oracle, name)
+                self._segments(target, oracle)
             elif not self.known(target):
                 unpaired.append(target)
+        elif eligible and _stamps(target, oracle) and target not in self.chosen:
+            # each side's clock reading for the same moment of a resource of the session: a client that sends
+            # it back (`?since=<a run's createdAt>`) reaches the oracle with the oracle's
+            self.pair(target, oracle, name)
         return unpaired
 
     def _learn_list(self, target: list[Any], oracle: list[Any], eligible: bool, name: str | None) -> list[Any]:
@@ -108,21 +143,56 @@ class Pairing:
                 rest_t.append(row)
         rest_o = [row for row in oracle if isinstance(row, dict) and row.get(key) not in matched]
         if eligible and len(rest_t) == len(rest_o):
-            for t, o in zip(rest_t, rest_o, strict=True):
+            for t, o in self._by_position(rest_t, rest_o):
                 unpaired += self.learn(t, o, True, None)
         else:
             unpaired += [row.get(key) for row in rest_t if not self.known(row.get(key))]
         return unpaired
 
+    def _by_position(self, rest_t: list[dict[str, Any]], rest_o: list[dict[str, Any]]) -> list[tuple[Any, Any]]:
+        """Rows nothing pairs yet, on each side, matched: each target row with the oracle row left whose
+        already-paired references agree with it (a ledger row's `reference_id`) and that shares the most of
+        its other values (a host rule's `host_pattern`), the first such in order; so rows the two sides list
+        in another order (sorted by made-up ids, or equal sort keys) are not crossed. Long lists (`MATCHED`)
+        pair in order only."""
+        left = list(rest_o)
+        out = []
+        for row in rest_t:
+            if not left:
+                break
+            if len(rest_t) > MATCHED:
+                match = left[0]
+            else:
+                agreeing = [o for o in left if self._agrees(row, o)] or left
+                match = max(agreeing, key=lambda o: _shared(row, o))  # the first of the best
+            left.remove(match)
+            out.append((row, match))
+        return out
+
+    def _agrees(self, target: dict[str, Any], oracle: dict[str, Any]) -> bool:
+        return all(
+            self.forward[target[k]] == oracle[k]
+            for k in target.keys() & oracle.keys()
+            if is_id_name(k) and _scalar(target[k]) and self.known(target[k])
+        )
+
     def learn_location(self, target: str | None, oracle: str | None) -> None:
         if not target or not oracle:
+            return
+        self._segments(target, oracle)
+        self.pair(target, oracle)
+
+    def _segments(self, target: Any, oracle: Any) -> None:
+        """Two paired links (a `Location`, a checkout `url`): the path segments where they differ are paired
+        too, so a later request naming one (`/__mock/topups/{checkout session}/pay`) reaches the oracle with its
+        own."""
+        if not (isinstance(target, str) and isinstance(oracle, str) and "/" in target and "/" in oracle):
             return
         t_path, o_path = urlsplit(target).path.split("/"), urlsplit(oracle).path.split("/")
         if len(t_path) == len(o_path):
             for t, o in zip(t_path, o_path, strict=True):
                 if t != o:
                     self.pair(unquote(t), unquote(o))
-        self.pair(target, oracle)
 
     # -- rewriting ----------------------------------------------------------------------
     def to_oracle(self, value: Any) -> Any:
@@ -133,8 +203,17 @@ class Pairing:
 
     def path_to_oracle(self, path: str) -> str:
         """A raw (percent-encoded) path with each paired segment replaced; the others kept as sent."""
-        return "/".join(quote(str(self.forward[unquote(s)]), safe="~@:") if unquote(s) in self.forward else s
-                        for s in path.split("/"))  # fmt: skip
+        return "/".join(self._segment(s) for s in path.split("/"))
+
+    def _segment(self, raw: str) -> str:
+        """One raw path segment for the oracle: paired as a whole, or a paired value before a custom method's
+        `:verb` (`/v1/tokens/{id}:rotate`)."""
+        if unquote(raw) in self.forward:
+            return quote(str(self.forward[unquote(raw)]), safe="~@:")
+        head, sep, verb = raw.rpartition(":")
+        if sep and unquote(head) in self.forward:
+            return quote(str(self.forward[unquote(head)]), safe="~@:") + sep + verb
+        return raw
 
     def query_to_oracle(self, query: str) -> str:
         if not query:
@@ -153,13 +232,35 @@ class Pairing:
 
     def used(self, path: str, query: str) -> list[tuple[str, str]]:
         """The paired values a request names (path segments, query values), as the report shows them."""
-        names = [unquote(s) for s in path.split("/") if s] + [v for _, v in parse_qsl(query)]
+        names = path_names(path) + [v for _, v in parse_qsl(query)]
         return [(n, str(self.forward[n])) for n in dict.fromkeys(names) if n in self.shown]
+
+    def minted(self, credentials: list[str]) -> bool:
+        """A credential header names a principal made in this session (a user, token or browser session
+        created through calls both sides saw): what it reads is this session's, paired by position like a
+        read below a resource of the session."""
+        return any(
+            part in self.forward and part not in self.ready and self.forward[part] != part
+            for value in credentials
+            for part in HEADER_PART.findall(value)
+        )
 
     def references(self, path: str, query: str) -> bool:
         """The request names something already paired (a read below a resource of this session)."""
-        names = [unquote(s) for s in path.split("/") if s] + [v for _, v in parse_qsl(query)]
+        names = path_names(path) + [v for _, v in parse_qsl(query)]
         return any(n in self.forward and self.forward[n] != n for n in names)
+
+
+def path_names(path: str) -> list[str]:
+    """The values a raw path names: each segment, decoded, and the value before a custom method's `:verb`."""
+    out = []
+    for raw in path.split("/"):
+        if raw:
+            out.append(unquote(raw))
+            head, sep, _ = raw.rpartition(":")
+            if sep and head:
+                out.append(unquote(head))
+    return out
 
 
 def row_key(rows: list[Any]) -> str | None:
@@ -210,7 +311,7 @@ def _mapped(value: Any, table: dict[Any, Any], base_from: str, base_to: str) -> 
 
 def sent(path: str, query: str, body: Any) -> set[str]:
     """The values a client chose for a request: path segments, query values, JSON body scalars."""
-    out = {unquote(s) for s in path.split("/") if s} | {v for _, v in parse_qsl(query)}
+    out = set(path_names(path)) | {v for _, v in parse_qsl(query)}
     stack = [body]
     while stack:
         value = stack.pop()

@@ -5,7 +5,9 @@ Learned as Diffy learns it: a shadow oracle (a second fresh mock) receives the s
 every place where the two oracles' answers differ (request ids, random tokens, a clock's
 milliseconds) becomes volatile for that operation. The spec can also declare them: a schema
 property with `x-volatile: true`, or an operation's `x-volatile: [path, ...]` (slash-separated,
-`*` for every row of a list: `data/*/score`); see docs/differential.md.
+`*` for every row of a list: `data/*/score`); see docs/differential.md. A property marked
+`x-volatile: paired` is a value each side makes up for the same thing although its name does not say
+so (an epoch-millisecond handle `ts`): paired like an id, not compared by value.
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ class Volatile:
         self.doc = doc
         self.declared: dict[str, set[Path]] = {}  # operation label -> paths the spec marks volatile
         self.learned: dict[str, set[Path]] = defaultdict(set)  # operation label -> paths seen to differ
+        # a header seen to differ between the two oracles (a request id) is the server's noise, not one
+        # operation's: volatile on every operation
+        self.headers: set[Path] = set()
 
     def of(self, label: str, op: Any) -> set[Path]:
         if label not in self.declared:
@@ -39,6 +44,8 @@ class Volatile:
                 if path in learned or path[:-1] in declared:
                     return True
                 path = path[:-2]
+            if path[:1] == ("header",) and path in self.headers:
+                return True
             return any(path[:i] in declared or path[:i] in learned for i in range(1, len(path) + 1))
 
         return volatile
@@ -53,6 +60,8 @@ class Volatile:
             elif diff.kind == "order":
                 path = (*path, "#order")
             self.learned[label].add(path)
+            if path[:1] == ("header",):
+                self.headers.add(path)
 
 
 def declared_paths(doc: dict[str, Any], op: dict[str, Any]) -> set[Path]:
@@ -83,3 +92,19 @@ def _walk(doc: dict[str, Any], schema: Any, path: Path, out: set[Path], depth: i
     for combinator in ("allOf", "anyOf", "oneOf"):
         for sub in schema.get(combinator) or []:
             _walk(doc, sub, path, out, depth + 1)
+
+
+def paired_names(doc: dict[str, Any]) -> frozenset[str]:
+    """The names of the properties the spec marks `x-volatile: paired` anywhere in its schemas."""
+    out: set[str] = set()
+    stack: list[Any] = [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for name, sub in (node.get("properties") or {}).items() if isinstance(node.get("properties"), dict) else ():
+                if isinstance(sub, dict) and sub.get("x-volatile") == "paired":
+                    out.add(name)
+            stack += list(node.values())
+        elif isinstance(node, list):
+            stack += node
+    return frozenset(out)

@@ -98,6 +98,10 @@ class Run:
     phase_started_at: datetime | None = None
     inference: dict[str, Any] | None = None
     relaunch_count: int = 0
+    # what the run's simulated course (which trials pass, how long each task takes) is drawn from: the order
+    # it was made in on this server, so two mocks given the same session run it alike (the differential
+    # oracle, docs/differential.md); its id when unset
+    course: str = ""
     seq: int = 0  # its place in creation order (`run_index.py`)
     seeded: bool = False  # made by the fixtures: retention never lets it go (`retention.py`)
 
@@ -195,8 +199,8 @@ def _waker(store: Store) -> Any:
     return store.run_waker
 
 
-def _schedule(store: Store) -> list[tuple[datetime, str]]:
-    return store.schedule  # a heap of (next step time, run id)
+def _schedule(store: Store) -> list[tuple[datetime, str, str]]:
+    return store.schedule  # a heap of (next step time, course, run id)
 
 
 def wake(store: Store, run: Run) -> None:
@@ -204,7 +208,7 @@ def wake(store: Store, run: Run) -> None:
     come due, so a stale one (the plan moved) is simply rescheduled then."""
     at = next_step_at(run)
     if at is not None:
-        heapq.heappush(_schedule(store), (at, run.id))
+        heapq.heappush(_schedule(store), (at, run.course or run.id, run.id))  # ties in the order runs were made
 
 
 def stable_fraction(*parts: Any) -> float:
@@ -234,8 +238,8 @@ def plan_run(run: Run, start: datetime, tasks: int, phases: list[str] | None = N
     are reached (`plan.Plan`), from the run's values as they are now."""
     phases = phases or (REPLAY_PHASES if run.mode == "replay" else PHASES)
     frame = _PlanFrame(
-        run.id, run.mode, run.sandbox_id, run.driver, run.request, run.model["identifier"], run.benchmark_name,
-        run.limits, run.trials, run.aggregator, start, tasks, tuple(phases),
+        run.id, run.course or run.id, run.mode, run.sandbox_id, run.driver, run.request, run.model["identifier"],
+        run.benchmark_name, run.limits, run.trials, run.aggregator, start, tasks, tuple(phases),
     )  # fmt: skip
     run.plan = Plan(_steps(frame))
 
@@ -245,6 +249,7 @@ class _PlanFrame:
     """What a plan reads of its run, taken when the plan is written, and where it starts."""
 
     id: str
+    course: str  # what its draws are made from (`Run.course`)
     mode: str
     sandbox_id: str
     driver: str
@@ -377,7 +382,7 @@ def _task_steps(run: _PlanFrame, at, offset: float, tasks: int) -> Iterator[Step
     for index in range(tasks):
         trial_scores = []
         for trial in range(run.trials):
-            passed = stable_fraction(run.id, index, trial) < 0.8
+            passed = stable_fraction(run.course, index, trial) < 0.8
             score = 1.0 if passed else 0.0
             error = None
             error_class = "ok"
@@ -394,7 +399,7 @@ def _task_steps(run: _PlanFrame, at, offset: float, tasks: int) -> Iterator[Step
                     "trial": trial,
                     "invocation": 1,
                     "score": score,
-                    "duration_ms": int(TASK_SECONDS * 1000 * (0.6 + 0.4 * stable_fraction(run.id, index))),
+                    "duration_ms": int(TASK_SECONDS * 1000 * (0.6 + 0.4 * stable_fraction(run.course, index))),
                     "output_preview": f"The answer is ({'ABCD'[index % 4]}).",
                     "error": error,
                     "error_class": error_class,
@@ -445,7 +450,7 @@ def advance_all(mock: Any) -> None:
     now = store.clock.now()
     heap = _schedule(store)
     while heap and heap[0][0] <= now:
-        _, run_id = heapq.heappop(heap)
+        _, _, run_id = heapq.heappop(heap)
         run = runs(store).get(run_id)
         if run is None or run.terminal or run.held or not run.plan:
             continue

@@ -315,8 +315,10 @@ def new_run(
 ) -> Run:
     """A run of `user`, planned from `created_at` (default now) and registered."""
     now = created_at or store.clock.now()
+    store.runs_made += 1
     run = Run(
         id=uuid4(),
+        course=f"run-{store.runs_made:08d}",
         user_id=user.id,
         token_id=token_id,
         mode=mode,

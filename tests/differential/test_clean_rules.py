@@ -1,0 +1,234 @@
+"""The rules that keep a clean target clean (docs/differential.md, "Clean against clean"): what each side
+makes up is paired wherever a later request names it, rows are paired by what they hold, a resource read
+at two points of its course is not compared in that snapshot, and the proxy leaves overlapping exchanges
+of one client session uncompared. Each case is one cause of a false difference measured against a
+served Benchwright mock, and the issue's rule it follows (values the two sides cannot agree on are
+unpaired, never drift)."""
+
+from __future__ import annotations
+
+import httpx
+
+from contracts.runner.differential.compare import Comparison
+from contracts.runner.differential.oracle import Oracle
+from contracts.runner.differential.pairing import Pairing
+from contracts.runner.differential.proxy import ProxyOracle
+from contracts.runner.differential.volatile import Volatile, paired_names
+
+TARGET, ORACLE = "http://target.test", "http://127.0.0.1:9"
+UUID_T, UUID_O = "3a9b5385-e27f-4dad-b389-4ba5584b62cc", "ffab34f9-cd2c-4fbb-b047-0f3782b36dd9"
+
+
+def never(_path) -> bool:
+    return False
+
+
+def test_a_paired_link_pairs_its_path_segments():
+    """§10 (Benchwright top-ups): the checkout `url` a top-up answers names its session; the control call that
+    pays it (`/__mock/topups/{session}/pay`) must reach the oracle with the oracle's session."""
+    pairing = Pairing(TARGET, ORACLE)
+    pairing.learn(
+        {"url": "https://checkout.stripe.com/c/pay/cs_test_aaa"},
+        {"url": "https://checkout.stripe.com/c/pay/cs_test_bbb"},
+        eligible=True,
+    )
+    assert pairing.path_to_oracle("/__mock/topups/cs_test_aaa/pay") == "/__mock/topups/cs_test_bbb/pay"
+
+
+def test_a_page_cursor_pairs_on_any_read():
+    """§3.4 (cursor pagination): each side's cursor for the next page of the same list pairs even on a plain
+    list read, so page two is asked of the oracle with its own cursor."""
+    pairing = Pairing(TARGET, ORACLE)
+    pairing.learn({"pagination": {"next_page_token": "tA"}}, {"pagination": {"next_page_token": "oB"}}, eligible=False)
+    assert pairing.query_to_oracle("limit=1&page_token=tA") == "limit=1&page_token=oB"
+    pairing.learn({"id": "row-t"}, {"id": "row-o"}, eligible=False)
+    assert not pairing.known("row-t")  # an ordinary id on a plain read stays unpaired
+
+
+def test_custom_methods_and_kind_prefixes_map_through_the_pairing():
+    """§2.4 `POST /v1/tokens/{id}:rotate` names the id before its verb; §10 `GET /v1/billing/topups/{id}` takes
+    the id with or without its `top_` prefix: both reach the oracle with the oracle's id."""
+    pairing = Pairing(TARGET, ORACLE)
+    pairing.learn({"id": "tok-t"}, {"id": "tok-o"}, eligible=True)
+    pairing.learn({"id": f"top_{UUID_T}"}, {"id": f"top_{UUID_O}"}, eligible=True)
+    assert pairing.path_to_oracle("/v1/tokens/tok-t:rotate") == "/v1/tokens/tok-o:rotate"
+    assert pairing.path_to_oracle(f"/v1/billing/topups/{UUID_T}") == f"/v1/billing/topups/{UUID_O}"
+    assert pairing.references("/v1/tokens/tok-t:rotate", "")
+
+
+def test_a_principal_minted_in_the_session_pairs_its_rows():
+    """What a user made in the session reads is the session's (its egress sessions, its pending requests):
+    a credential minted in view marks the read; the run's own ready credential does not."""
+    pairing = Pairing(TARGET, ORACLE)
+    pairing.credentials({"BW_PAT": "ready-t"}, {"BW_PAT": "ready-o"})
+    pairing.learn({"cookie": "sess_t"}, {"cookie": "sess_o"}, eligible=True)
+    assert not pairing.minted(["Bearer ready-t"])
+    assert pairing.minted(["bw_session=sess_t"])
+
+
+def test_rows_paired_by_position_are_matched_on_what_they_hold():
+    """§8 host rules listed in another order on each side (sorted by made-up ids) pair by their shared values,
+    not crosswise, so nothing differs."""
+    pairing = Pairing(TARGET, ORACLE)
+    target = {"data": [{"id": "t1", "host_pattern": "pypi.org"}, {"id": "t2", "host_pattern": "*.openrouter.ai"}]}
+    oracle = {"data": [{"id": "o2", "host_pattern": "*.openrouter.ai"}, {"id": "o1", "host_pattern": "pypi.org"}]}
+    pairing.learn(target, oracle, eligible=True)
+    assert pairing.forward["t1"] == "o1" and pairing.forward["t2"] == "o2"
+    result = Comparison(never, pairing.known).run(target, pairing.to_target(oracle))
+    assert [d.kind for d in result.diffs] == ["order"]  # the order itself still compares
+
+
+def test_a_clock_reading_the_client_sends_back_reaches_the_oracle_as_the_oracles():
+    """A-93 (benchsdk `since`/`until` at millisecond precision): a run's `createdAt` sent back as `since` is the
+    target's clock reading; the oracle is asked with its own reading of the same moment."""
+    pairing = Pairing(TARGET, ORACLE)
+    pairing.learn({"createdAt": "2026-04-23T14:02:33.633Z"}, {"createdAt": "2026-04-23T14:02:33.635Z"}, True)
+    assert pairing.query_to_oracle("since=2026-04-23T14:02:33.633Z") == "since=2026-04-23T14%3A02%3A33.635Z"
+
+
+def test_a_value_the_spec_marks_paired_is_an_identifier():
+    """§12a: a pending message has no id; its `ts` (each side's clock, in ms) is the handle for
+    `DELETE …/pending/{ts}`. `x-volatile: paired` pairs it like an id."""
+    doc = {"components": {"schemas": {"Item": {"properties": {"ts": {"type": "integer", "x-volatile": "paired"}}}}}}
+    names = paired_names(doc)
+    assert names == {"ts"}
+    pairing = Pairing(TARGET, ORACLE, made_up=names)
+    pairing.learn({"pending": [{"ts": 1776978013001}]}, {"pending": [{"ts": 1776978013290}]}, eligible=True)
+    assert pairing.path_to_oracle("/v1/operators/op/pending/1776978013001") == "/v1/operators/op/pending/1776978013290"
+    unpaired = Comparison(never, pairing.known, made_up=names).run({"ts": 5}, {"ts": 6})
+    assert unpaired.diffs == [] and unpaired.unpaired == 1
+
+
+def test_paired_ids_listed_in_another_order_are_the_same_set():
+    """§9 a `409 ambiguous` lists its candidate ids sorted by id: each side's made-up ids sort differently, the
+    set is what compares."""
+    pairing = Pairing(TARGET, ORACLE)
+    pairing.learn({"id": "bm_1"}, {"id": "bm_9"}, eligible=True)
+    pairing.learn({"id": "bm_2"}, {"id": "bm_3"}, eligible=True)
+    same = Comparison(never, pairing.known).run(
+        {"candidates": ["bm_1", "bm_2"]}, pairing.to_target({"candidates": ["bm_3", "bm_9"]})
+    )
+    assert same.diffs == []
+    other = Comparison(never, pairing.known).run({"candidates": ["bm_1"]}, pairing.to_target({"candidates": ["bm_9"]}))
+    assert other.diffs == []
+    wrong = Comparison(never, pairing.known).run({"candidates": ["bm_1", "bm_1"]}, {"candidates": ["bm_1", "bm_2"]})
+    assert wrong.diffs  # another set is drift
+
+
+def test_a_run_read_at_another_point_of_its_course_is_compared_by_its_states():
+    """§5 runs move on their own: a snapshot where one side took one more step (its age at its last change
+    differs) is not compared field by field; the same snapshot at the same step is."""
+    base = {"id": "r", "status": "running", "created_at": "2026-04-23T14:00:00Z"}
+    earlier = {**base, "updated_at": "2026-04-23T14:00:00Z", "storage": {"event_count": 3}}
+    later = {**base, "updated_at": "2026-04-23T14:00:00.400000Z", "storage": {"event_count": 4}}
+    seen = []
+    moving = Comparison(never, lambda v: False, lifecycle=lambda *a: seen.append(a)).run(earlier, later)
+    assert moving.diffs == [] and moving.moving == 1 and seen  # its state still goes to the lifecycle
+    still = Comparison(never, lambda v: False).run(earlier, {**earlier, "storage": {"event_count": 4}})
+    assert [d.where for d in still.diffs] == ["storage/event_count"]
+
+
+def test_a_header_learned_volatile_is_volatile_on_every_operation():
+    """§1 `X-Benchwright-Request-Id` is unique per request on every server: seen to differ between the two
+    oracles on one operation, it is noise on all."""
+    from contracts.runner.differential.compare import Diff
+
+    volatile = Volatile({})
+    volatile.learn("GET /a 200", [Diff(("header", "x-request-id"), "value")])
+    assert volatile.checker("GET /b 404", None)(("header", "x-request-id"))
+    assert not volatile.checker("GET /b 404", None)(("body", "x"))
+
+
+def test_two_benchwright_mocks_run_the_same_launch_alike():
+    """The mock draws a run's course (which trials pass, how long tasks take) from its place on the server,
+    not its random id: two fresh mocks given the same session show the same scores (§7.2 best trial)."""
+    mocks = [Oracle("benchwright", 0.0).start() for _ in range(2)]
+    try:
+        tasks = []
+        for mock in mocks:
+            key = {"authorization": f"Bearer {mock.credentials['BW_PAT']}"}
+            body = {
+                "request": "Run MMLU Abstract Algebra via OpenRouter",
+                "model": {"model": "qwen/qwen3-32b", "provider": "openrouter"},
+                "trials": {"plan": {"k": 3}, "aggregator": {"name": "mean"}},
+                "metadata": {"indices": "0-9"},
+            }
+            launched = mock.client.post("/v1/runs", json=body, headers=key)
+            assert launched.status_code == 202, launched.text
+            mock.client.post("/__mock/clock", json={"advance_seconds": 3600})
+            run = launched.json()["id"]
+            rows = mock.client.get(f"/v1/runs/{run}/tasks", params={"include_retries": "true"}, headers=key)
+            tasks.append([(r["index"], r["trial"], r["score"]) for r in rows.json()["data"]])
+        assert tasks[0] and tasks[0] == tasks[1]
+    finally:
+        for mock in mocks:
+            mock.close()
+
+
+class _Exchange:
+    def __init__(self, credential: str) -> None:
+        self.request_headers = {"authorization": credential}
+
+
+def test_the_proxy_compares_only_exchanges_that_overlap_none_of_their_session():
+    """Sequential exchanges of a client compare in the order sent; two of one session in flight together are
+    replayed, not compared (their order on the target is unknown); another client's do not interfere."""
+    proxy = ProxyOracle.__new__(ProxyOracle)  # its bookkeeping alone: no oracle needed
+    proxy.lock, proxy.in_flight = __import__("threading").Lock(), {}
+    first, second, other = _Exchange("Bearer a"), _Exchange("Bearer a"), _Exchange("Bearer b")
+    proxy.begin(first)
+    proxy.begin(other)
+    assert proxy.end(other) is False  # another session's exchange in flight does not count
+    proxy.begin(second)
+    assert proxy.end(second) is True and proxy.end(first) is True
+    assert proxy.end(first) is True  # idempotent: the flag is kept
+    later = _Exchange("Bearer a")
+    proxy.begin(later)
+    assert proxy.end(later) is False
+
+
+def test_an_oracle_in_a_process_of_its_own_serves_like_the_embedded_one():
+    """A contract run serves its oracles in processes of their own (`make serve`'s command): the same API and
+    ready credentials as an oracle in this process."""
+    spawned = Oracle("bench", 0.0).start(separate=True)
+    local = Oracle("bench", 0.0).start()
+    try:
+        assert spawned.credentials == local.credentials
+        key = {"Authorization": f"Bearer {spawned.credentials['BENCH_API_KEY']}"}
+        one = httpx.get(f"{spawned.base_url}/api/billing/plans", headers=key)
+        two = httpx.get(f"{local.base_url}/api/billing/plans", headers=key)
+        assert one.status_code == two.status_code == 200 and one.json() == two.json()
+    finally:
+        spawned.close()
+        local.close()
+
+
+def test_rows_made_at_the_same_moment_may_list_in_either_order():
+    """§8 host rules list by creation, ties by id: the starter rules made at one moment list in each side's
+    own id order, which is no drift; rows made at different moments in another order are."""
+    rows = {"id": "a", "created_at": "2026-04-23T14:00:00Z"}, {"id": "b", "created_at": "2026-04-23T14:00:00Z"}
+    tie = Comparison(never, lambda v: True).run({"data": list(rows)}, {"data": list(reversed(rows))})
+    assert tie.diffs == []
+    later = {"id": "b", "created_at": "2026-04-23T14:00:09Z"}
+    swapped = Comparison(never, lambda v: True).run({"data": [rows[0], later]}, {"data": [later, rows[0]]})
+    assert [d.kind for d in swapped.diffs] == ["order"]
+
+
+def test_a_resource_in_a_state_it_leaves_on_its_own_is_compared_by_its_states():
+    """§5: once the oracle was seen to leave `running` on its own, a run read `running` is on its way: its
+    counters are not compared in that snapshot; a run in a state nobody leaves is compared field by field."""
+    from contracts.runner.differential.lifecycle import Lifecycles
+
+    lifecycles = Lifecycles()
+    lifecycles.observe("GET /v1/runs/{id}", ("status",), "r0", "running", "running")
+    lifecycles.observe("GET /v1/runs/{id}", ("status",), "r0", "succeeded", "succeeded")
+    running = {"id": "r1", "status": "running", "storage": {"event_count": 1}}
+    moving = Comparison(never, lambda v: False, transient=lifecycles.moving).run(
+        running, {**running, "storage": {"event_count": 2}}
+    )
+    assert moving.diffs == [] and moving.moving == 1
+    done = {"id": "r1", "status": "succeeded", "storage": {"event_count": 1}}
+    still = Comparison(never, lambda v: False, transient=lifecycles.moving).run(
+        done, {**done, "storage": {"event_count": 2}}
+    )
+    assert [d.where for d in still.diffs] == ["storage/event_count"]
