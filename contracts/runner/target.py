@@ -14,9 +14,11 @@ from mock_server.server import MAX_HEAD_BYTES, uvicorn_config
 
 
 class LiveServer:
-    """An ASGI app under uvicorn on 127.0.0.1 (an ephemeral port), in a thread."""
+    """An ASGI app under uvicorn on 127.0.0.1 (an ephemeral port), in a thread. `relay`: the app
+    relays another server's answers (the differential front), whose `Date` and `Server` it passes on:
+    uvicorn adds none of its own, or a client would read two `Date` headers."""
 
-    def __init__(self, app: Any, host: str = "127.0.0.1") -> None:
+    def __init__(self, app: Any, host: str = "127.0.0.1", relay: bool = False) -> None:
         import uvicorn
 
         self.app = app
@@ -28,7 +30,14 @@ class LiveServer:
         if self.mock is not None:  # a mock: served as `python -m mock_server` serves it (bounded heads)
             config = uvicorn_config(app, self.mock, host, self.port, "warning", MAX_HEAD_BYTES, lifespan="off")
         else:
-            config = uvicorn.Config(app, host=host, port=self.port, log_level="warning", lifespan="off")
+            config = uvicorn.Config(
+                app,
+                host=host,
+                port=self.port,
+                log_level="warning",
+                lifespan="off",
+                **({"date_header": False, "server_header": False} if relay else {}),
+            )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 

@@ -108,7 +108,7 @@ def measure(api: str, name: str, claim: str, wrap: Callable[[Any], Any], check: 
         for side in engine.sides:
             side.oracle.catch_up(now)
         try:
-            with LiveServer(Front(engine, target.url)) as front, contextlib.suppress(BaseException):
+            with LiveServer(Front(engine, target.url), relay=True) as front, contextlib.suppress(BaseException):
                 check(front.url)  # the hand-written check's verdict is discarded: only its traffic counts
         finally:
             found = engine.finish()

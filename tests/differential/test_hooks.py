@@ -5,6 +5,8 @@ and `SuiteClient` (Benchwright) route through the oracle when `HARNESS_CONTRACT_
 
 from __future__ import annotations
 
+from email.utils import parsedate_to_datetime
+
 import httpx
 import pytest
 
@@ -88,6 +90,17 @@ def test_suite_client_and_the_front_route_through_the_oracle(differential_mode):
         client.close()
         through_front.close()
     assert engine.ledger.compared == 2
+
+
+def test_an_answer_through_the_front_carries_the_targets_one_date(differential_mode):
+    """The front relays the target's `Date` and adds none of its own: two `Date` headers read as one
+    (`Wed, …, Wed, …`) are no date, and Benchwright's expiry check reads the server's `Date` (§2.4#6)."""
+    target = session.current("bench")
+    front = differential.through_front("bench", target.base_url)
+    answer = httpx.get(f"{front}/api/billing/plans", headers={"Authorization": "Bearer bench_dev_key_growth"})
+    assert answer.status_code == 200
+    assert len(answer.headers.get_list("date")) == 1
+    assert parsedate_to_datetime(answer.headers["date"]).tzinfo is not None
 
 
 def test_schemathesis_requests_are_compared_with_the_oracle(differential_mode):

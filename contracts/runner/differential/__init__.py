@@ -36,7 +36,7 @@ def through_front(api: str, base_url: str, credentials: dict[str, str] | None = 
 
     engine = engine_for(api, base_url, credentials, adopt_credentials=False)
     if engine.front is None:
-        engine.front = LiveServer(Front(engine, base_url)).__enter__()
+        engine.front = LiveServer(Front(engine, base_url), relay=True).__enter__()
         _FRONTS[engine.front.url] = engine
     return engine.front.url
 
