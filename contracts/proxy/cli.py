@@ -33,7 +33,16 @@ def main(argv: list[str] | None = None) -> int:
     app = ProxyApp(args.api, args.upstream, record=args.record, log=args.log, oracle=args.oracle)
     print(f"proxy for {args.api}: http://{args.host}:{args.port} -> {args.upstream}", flush=True)
     print(f"drift log: {args.log}.md, {args.log}.jsonl" + (f"; recording: {args.record}" if args.record else ""))
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, access_log=False)
+    # the upstream's Date and Server are relayed: uvicorn adds none of its own (one Date header per answer)
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level=args.log_level,
+        access_log=False,
+        date_header=False,
+        server_header=False,
+    )
     return 0
 
 

@@ -96,6 +96,7 @@ def test_the_cli_serves_the_proxy_and_writes_the_drift_log(tmp_path):
             process.terminate()
             process.wait(timeout=15)
     assert response.status_code == 200 and "x-contract-violations" not in response.headers
+    assert len(response.headers.get_list("date")) == 1  # the upstream's, relayed; none added by the proxy
     assert "No violations" in (tmp_path / "drift.md").read_text()
     assert '"/api/competitions/public/"' in (tmp_path / "rec.jsonl").read_text()
 
