@@ -32,19 +32,9 @@ from contracts.bench.suite._client import Bench
 from contracts.runner.claims import Drift
 from mock_server.app import create_app
 from tests.benchwright.drift import drop_query_parameter
-from tests.drift import test_clauses
 from tests.drift.harness import Rewrite, caught, crawl_drifts, on_headers, on_json, served, set_status
 
 ENV = {"BENCH_API_KEY": "bench_dev_key_growth", "BENCH_OAUTH_TOKEN": "bench_dev_oauth_growth"}
-
-
-def names(run: Callable[[], object]) -> set[str]:
-    """The clause ids and claim ids the drifts a check returns or raises name."""
-    try:
-        found = run()
-    except (Drift, BaseExceptionGroup) as error:
-        found = [error]
-    return test_clauses._named(found if isinstance(found, list) else [])
 
 
 def _crawl(url: str):
@@ -124,7 +114,7 @@ DRIFTS = [
 )
 def test_drift_is_caught_and_names_its_claim(name, kind, claim, wrap, check):
     with served(wrap(create_app(api="bench"))) as url:
-        found = names(lambda: check(url))
+        found = caught(lambda: check(url))
     assert claim in found, f"{name}: expected a drift under {claim!r}; the check reported {sorted(found) or 'nothing'}"
 
 
@@ -381,7 +371,7 @@ SUITE_DRIFTS = [
 )
 def test_suite_drift_is_caught_and_names_its_claim(name, kind, claim, wrap, check):
     with served(wrap(create_app(api="bench"))) as url:
-        found = names(lambda: SUITE_CHECKS[check](url))
+        found = caught(lambda: SUITE_CHECKS[check](url))
     assert claim in found, f"{name}: expected a drift under {claim!r}; {check} reported {sorted(found) or 'nothing'}"
 
 

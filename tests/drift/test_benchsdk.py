@@ -21,8 +21,7 @@ from contracts.runner.claims import clause_claim
 from mock_server.app import create_app
 from mock_server.benchsdk.fixtures import SEED_API_KEY
 from tests.benchwright.drift import drop_query_parameter
-from tests.drift.harness import Rewrite, crawl_drifts, on_headers, on_json, served, set_status
-from tests.drift.test_clauses import named
+from tests.drift.harness import Rewrite, caught, crawl_drifts, on_headers, on_json, served, set_status
 from tests.drifting import Rewrite as SharedRewrite
 
 ENV = {"BENCHMARKS_PLATFORM_API_KEY": SEED_API_KEY}
@@ -126,17 +125,6 @@ def test_drift_is_caught_and_names_its_claim(name, kind, claim, wrap):
         found = caught(lambda: _crawl(url))
     assert (clause_claim(claim) or claim) in found, f"{name}: {claim} is not filed under its claim"
     assert claim in found, f"{name}: expected a drift under {claim!r}; the crawl reported {sorted(found) or 'nothing'}"
-
-
-def caught(run) -> set[str]:
-    """The claims and clause ids a check names: the drifts the crawl returns, or the drift a check raises."""
-
-    def raise_found():
-        found = run() or []
-        if found:
-            raise BaseExceptionGroup("drifts", found)
-
-    return named(raise_found)
 
 
 def test_unmodified_mock_passes():

@@ -30,38 +30,19 @@ from contracts.benchgen.world import World
 from contracts.benchsdk.suite import test_date_filters, test_lease, test_read_path
 from contracts.benchsdk.suite._client import TIMING, Platform
 from contracts.benchwright.suite import test_event_filters, test_launch_modes, test_token_listing
-from contracts.runner.claims import Drift, clause_claim
+from contracts.runner.claims import clause_claim
 from contracts.runner.http import SuiteClient
 from contracts.runner.safety import RunPolicy
 from contracts.runner.session import resolve
 from mock_server.app import create_app
 from mock_server.benchgen.fixtures import DEMO_TOKEN
 from mock_server.benchsdk.fixtures import SEED_API_KEY
-from tests.drift.harness import Rewrite, served
+from tests.drift.harness import Rewrite, caught, served
 from tests.drifting import Rewrite as SharedRewrite
 
 BENCH_ENV = {"BENCH_API_KEY": "bench_dev_key_growth", "BENCH_OAUTH_TOKEN": "bench_dev_oauth_growth"}
 
 # -- what a check names ----------------------------------------------------------------------------------
-
-
-def _named(errors: list[BaseException]) -> set[str]:
-    out: set[str] = set()
-    for error in errors:
-        if isinstance(error, Drift):
-            out |= {error.clause or error.claim.id, error.claim.id}
-        elif isinstance(error, BaseExceptionGroup):
-            out |= _named(list(error.exceptions))
-    return out
-
-
-def named(run: Callable[[], Any]) -> set[str]:
-    """The clause ids (and claim ids) the drifts a check raises name."""
-    try:
-        run()
-    except (Drift, BaseExceptionGroup) as error:
-        return _named([error])
-    return set()
 
 
 # -- rewrites ----------------------------------------------------------------------------------------------
@@ -459,7 +440,7 @@ CHECKS = {
 )
 def test_drift_is_caught_under_its_clause(api, name, clause, wrap, check):
     with served(wrap(create_app(api=api))) as url:
-        found = named(lambda: check(url))
+        found = caught(lambda: check(url))
     assert clause in found, f"{name}: expected a drift naming {clause}; the check named {sorted(found) or 'nothing'}"
     assert (clause_claim(clause) or clause) in found, f"{name}: {clause} is not filed under its claim"
 
@@ -468,5 +449,5 @@ def test_drift_is_caught_under_its_clause(api, name, clause, wrap, check):
 def test_unmodified_mock_passes_the_clause_checks(api):
     for check in CHECKS[api]:
         with served(create_app(api=api)) as url:
-            found = named(lambda check=check, url=url: check(url))
+            found = caught(lambda check=check, url=url: check(url))
         assert not found, f"{api}: drift reported on the unmodified mock: {sorted(found)}"

@@ -20,7 +20,7 @@ from contracts.runner.claims import clause_claim
 from mock_server.app import create_app
 from tests.drift import test_bench as catalogue
 from tests.drift import test_clauses
-from tests.drift.harness import Rewrite, served
+from tests.drift.harness import Rewrite, caught, served
 from tests.drifting import Rewrite as SharedRewrite
 
 ENV = catalogue.ENV
@@ -380,7 +380,7 @@ DRIFTS = [
 )
 def test_clause_drift_is_caught(kind, clause, name, wrap, check):
     with served(wrap(create_app(api="bench"))) as url:
-        found = catalogue.names(lambda: CHECKS[check](url))
+        found = caught(lambda: CHECKS[check](url))
     assert clause in found, f"{name}: expected a drift naming {clause}; {check} named {sorted(found) or 'nothing'}"
     assert (clause_claim(clause) or clause) in found, f"{name}: {clause} is not filed under its claim"
 
@@ -388,7 +388,7 @@ def test_clause_drift_is_caught(kind, clause, name, wrap, check):
 @pytest.mark.parametrize("check", NEW_CHECKS)
 def test_unmodified_mock_passes_the_clause_checks(check):
     with served(create_app(api="bench")) as url:
-        found = catalogue.names(lambda: CHECKS[check](url))
+        found = caught(lambda: CHECKS[check](url))
     assert not found, f"{check} reported drift on the unmodified mock: {sorted(found)}"
 
 

@@ -23,9 +23,9 @@ from contracts.benchgen.world import World
 from contracts.runner.claims import clause_claim
 from mock_server.app import create_app
 from mock_server.benchgen.fixtures import DEMO_TOKEN
-from tests.drift.harness import served
+from tests.drift.harness import caught, served
 from tests.drift.test_benchgen import SUITE_CHECKS, _joined, _queued, status_of
-from tests.drift.test_clauses import json_answer, named, query_rewrite
+from tests.drift.test_clauses import json_answer, query_rewrite
 from tests.drifting import Rewrite
 
 READ, RUN = "benchmark:read", "benchmark:run"
@@ -415,7 +415,7 @@ DRIFTS = [
 )
 def test_clause_drift_is_caught(kind, clause, name, wrap, check):
     with served(wrap(create_app(api="benchgen"))) as url:
-        found = named(lambda: CHECKS[check](url))
+        found = caught(lambda: CHECKS[check](url))
     assert clause in found, f"{name}: expected a drift naming {clause}; {check} named {sorted(found) or 'nothing'}"
     assert (clause_claim(clause) or clause) in found, f"{name}: {clause} is not filed under its claim"
 
@@ -423,7 +423,7 @@ def test_clause_drift_is_caught(kind, clause, name, wrap, check):
 @pytest.mark.parametrize("check", sorted(CHECKS))
 def test_unmodified_mock_passes(check):
     with served(create_app(api="benchgen")) as url:
-        found = named(lambda: CHECKS[check](url))
+        found = caught(lambda: CHECKS[check](url))
     assert not found, f"{check} reported drift on the unmodified mock: {sorted(found)}"
 
 

@@ -24,9 +24,9 @@ from contracts.runner.claims import clause_claim
 from mock_server.app import create_app
 from mock_server.benchsdk.fixtures import SEED_API_KEY
 from tests.benchwright.drift import drop_query_parameter
-from tests.drift.harness import Rewrite, served
+from tests.drift.harness import Rewrite, caught, served
 from tests.drift.test_benchsdk import _oauth, request
-from tests.drift.test_clauses import _benchsdk, _claimed_again, _since_day_shifted, json_answer, named, query_rewrite
+from tests.drift.test_clauses import _benchsdk, _claimed_again, _since_day_shifted, json_answer, query_rewrite
 from tests.drifting import Rewrite as SharedRewrite
 
 TARGET = SimpleNamespace(embedded=True, control=True)  # the served mock: its clock and seeded feed
@@ -666,7 +666,7 @@ DRIFTS = [
 @pytest.mark.parametrize(("name", "clause", "wrap", "check"), DRIFTS, ids=[f"{d[3]}:{d[1]}:{d[0]}" for d in DRIFTS])
 def test_benchsdk_clause_drift_is_caught(name, clause, wrap, check):
     with served(wrap(create_app(api="benchsdk"))) as url:
-        found = named(lambda: CHECKS[check](url))
+        found = caught(lambda: CHECKS[check](url))
     assert clause in found, f"{name}: expected a drift naming {clause}; {check} named {sorted(found) or 'nothing'}"
     assert (clause_claim(clause) or clause) in found, f"{name}: {clause} is not filed under its claim"
 
@@ -674,7 +674,7 @@ def test_benchsdk_clause_drift_is_caught(name, clause, wrap, check):
 @pytest.mark.parametrize("check", sorted(CHECKS))
 def test_unmodified_mock_passes_the_benchsdk_clause_checks(check):
     with served(create_app(api="benchsdk")) as url:
-        found = named(lambda: CHECKS[check](url))
+        found = caught(lambda: CHECKS[check](url))
     assert not found, f"{check}: drift reported on the unmodified mock: {sorted(found)}"
 
 
