@@ -132,6 +132,13 @@ CLAUSES = [
         via=("lifecycle.display_status",),
     ),
     Clause("§4.1.1#2", "a run's incurred and billed costs are the sums of their parts (§4.1)", via=("runs.cost",)),
+    # §4.2.3 Replay launch
+    Clause("§4.2.3#1", "a replay shares its parent's benchmark, subset and impl"),
+    Clause("§4.2.3#2", "a replay of a fork replays from its root: the new run's forked_from names the root"),
+    Clause("§4.2.3#3", "a replay without model runs the parent's model (the noise check)"),
+    Clause("§4.2.3#4", "a replay with a model runs that model (the cross-model A/B)"),
+    Clause("§4.2.3#5", "a replay pins the parent's sample count, not the subset's current size"),
+    Clause("§4.2.3#6", "a replay re-runs Attach, Materialize and Report and inherits the phases before"),
     # §4.2.5 preflight errors
     Clause("§4.2.5#1", "two launch modes at once is 400 invalid_argument"),
     Clause("§4.2.5#2", "an unknown pinned benchmark is 404 benchmark_not_found"),

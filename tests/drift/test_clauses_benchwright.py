@@ -11,7 +11,8 @@ fingerprint, §4.11 pause and resume, §5.1#8 the events page size, §5.2 the st
 §9.2#1 rule validation, §12a#1 an operator runs, §3.10 null versus missing,
 §4.2.5 each preflight refusal, §4.5#2 the visibility filter, §10.9 the subscription's answers,
 §4.6/§4.11 halt, pause and resume, §8.7#2 the same code's impl id, §10.7 the export,
-§9a.2 the launches that skip the serving check, §9.5 the rule routes."""
+§9a.2 the launches that skip the serving check, §9.5 the rule routes, §4.2.3 the replay's root, model,
+sample count and phases."""
 
 from __future__ import annotations
 
@@ -113,6 +114,9 @@ IMPL = check(test_registry.test_impls_are_content_addressed, "client", "policy",
 EXPORT = check(test_account_flows.test_export_is_the_ledger, "client")
 PINNED = check(test_local_egress.test_pinned_launch_needs_a_serving_machine, "client", "target", "policy", "mock_only")
 RULE_ROUTES = check(test_vault.test_rule_routes_and_delete_withdraw_entries, "client", "policy")
+REPLAY = check(
+    test_launch_modes.test_replay_resolves_its_root_model_and_sample_count, "client", "target", "policy", "mock_only"
+)
 HALT = check(test_lifecycle.test_halt_and_pause_answer_as_documented, "client", "target", "policy", "mock_only")
 
 # -- drifts ----------------------------------------------------------------------------------------------
@@ -341,6 +345,61 @@ def _rule_delete_ignored(app):
     return Rewrite(app, hook, request)
 
 
+def _encoded(status: int, headers: list, body: Any) -> tuple[int, list, bytes]:
+    out = orjson.dumps(body)
+    kept = [(k, v) for k, v in headers if k != b"content-length"]
+    return status, [*kept, (b"content-length", str(len(out)).encode())], out
+
+
+def _replays(edit: Callable[[dict[str, Any], dict[str, Any]], None]):
+    """Each read of a run launched as a replay is edited by `edit(run, launch request)`."""
+
+    def wrap(app):
+        sent: dict[str, dict[str, Any]] = {}
+
+        def answer(scope, request, status, headers, raw):
+            path = scope["path"]
+            if scope["method"] == "POST" and path == "/v1/runs" and status == 202 and b'"replay"' in request:
+                sent[orjson.loads(raw)["id"]] = orjson.loads(request)
+            elif scope["method"] == "GET" and path.rpartition("/")[2] in sent and raw.startswith(b"{"):
+                body = orjson.loads(raw)
+                edit(body, sent[path.rpartition("/")[2]])
+                return _encoded(status, headers, body)
+            return None
+
+        return SharedRewrite(app, answer)
+
+    return wrap
+
+
+def _replay_from_the_run_sent(run, request):
+    run["forked_from"] = request["replay"]["from_run"]
+
+
+def _replay_other_model(run, request):
+    if "model" not in request:
+        run["model"] = {**run.get("model", {}), "identifier": "openai/gpt-4o"}
+
+
+def _replay_keeps_parent_model(run, request):
+    if "model" in request:
+        run["model"] = {**run.get("model", {}), "identifier": "qwen/qwen3-32b"}
+
+
+def _replay_current_size(run, request):
+    run["task_count"] = (run.get("task_count") or 0) + 7
+
+
+def _replay_reruns_find(run, request):
+    if isinstance(run.get("phase_breakdown"), list):
+        run["phase_breakdown"].insert(0, {"phase": "find", "invocation": 1, "duration_ms": 4000})
+
+
+def _replay_impl_changed(scope, body):
+    if body.get("forked_from") and body.get("impl_id"):
+        body["impl_id"] = "imp_other:000000000000"
+
+
 FINISHED = re.compile(rb"(?:id: \d+\r?\n)?event: run\.finished\r?\n(?:data: [^\n]*\r?\n)*\r?\n")
 SSE_ID = re.compile(rb"^id: (\d+)", re.MULTILINE)
 
@@ -410,6 +469,12 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("derived", "§10.1#2", "month-spent-not-the-debits",
      lambda app: Drifted(app, response=lambda s, st, h, b: (st, _month_spent_off(s, b) or b) if isinstance(b, dict)
                          else (st, b)), MONTH),
+    ("launch", "§4.2.3#1", "replay-other-impl", answer(RUN, _replay_impl_changed), MODES),
+    ("launch", "§4.2.3#2", "replay-from-the-fork-sent", _replays(_replay_from_the_run_sent), REPLAY),
+    ("launch", "§4.2.3#3", "replay-without-model-runs-another", _replays(_replay_other_model), REPLAY),
+    ("launch", "§4.2.3#4", "replay-ignores-its-model", _replays(_replay_keeps_parent_model), REPLAY),
+    ("launch", "§4.2.3#5", "replay-takes-the-current-size", _replays(_replay_current_size), REPLAY),
+    ("launch", "§4.2.3#6", "replay-reruns-find", _replays(_replay_reruns_find), REPLAY),
 ]  # fmt: skip
 
 
@@ -450,6 +515,7 @@ CHECKS = {
     "export": EXPORT,
     "pinned": PINNED,
     "rule-routes": RULE_ROUTES,
+    "replay": REPLAY,
 }
 
 

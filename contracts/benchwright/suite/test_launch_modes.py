@@ -41,7 +41,7 @@ def _accepted(client, body: dict, mode: str, section: str) -> str:
 
 
 def test_each_launch_mode_answers_the_one_202_shape(client, target, policy):
-    """§4.2.1, §4.2.2, §4.2.3, §4.2.4."""
+    """§4.2.1, §4.2.2, §4.2.3#1 (the replay shares its parent's benchmark, subset and impl), §4.2.4."""
     require(policy, "launchRun")
     _accepted(client, LAUNCH, "natural_language", "§4.2.1")
     pinned = _accepted(
@@ -68,7 +68,7 @@ def test_each_launch_mode_answers_the_one_202_shape(client, target, policy):
     inherited = ("benchmark_id", "subset_id", "impl_id")
     expect(
         all(replay.get(k) == finished.get(k) for k in inherited),
-        "§4.2.3",
+        "§4.2.3#1",
         "GET /v1/runs/{id}",
         f"the replay reads {[replay.get(k) for k in inherited]}, its parent {[finished.get(k) for k in inherited]}",
     )
@@ -100,3 +100,67 @@ def test_preflight_errors_create_no_run(client, policy):
         )
     after = len((body_of(client.get("/v1/runs", params={"limit": 100})) or {}).get("data") or [])
     expect(after == before, "§4.2.5#4", "GET /v1/runs", f"refused launches left {after - before} new runs")
+
+
+REPLAYED_PHASES = {"attach", "materialize", "report"}
+OTHER_MODEL = {"model": "qwen/qwen3-235b-a22b-thinking", "provider": "openrouter"}
+
+
+def test_replay_resolves_its_root_model_and_sample_count(client, target, policy, mock_only):
+    """§4.2.3 on a fork of a finished pinned run: the replay of the fork replays from the root, so its
+    `forked_from` names the root, not the fork sent (§4.2.3#2); without `model` it runs the parent's
+    model (§4.2.3#3), with one it runs that one (§4.2.3#4); it pins the parent's task count (§4.2.3#5);
+    it re-runs only Attach, Materialize and Report, inheriting the phases before (§4.2.3#6).
+    Mock only: the parents must finish, which the simulated clock makes quick."""
+    require(policy, "launchRun")
+    require(policy, "forkRun")
+    pinned = {"benchmark": "MMLU", "harness": "inspect", "model": LAUNCH["model"]}
+    root = _accepted(client, pinned, "benchmark", "§4.2.2")
+    advance(target, 600)
+    fork = client.post(f"/v1/runs/{root}/fork", json={"description": "normalize whitespace", "indices": "0-2"})
+    expect(fork.status_code == 202, "runs.fork", "POST /v1/runs/{id}/fork", f"answered {fork.status_code}", fork)
+    fork_id = (body_of(fork) or {}).get("id")
+    advance(target, 600)
+    parent = body_of(client.get(f"/v1/runs/{root}")) or {}
+    same = _accepted(client, {"replay": {"from_run": fork_id}}, "replay", "§4.2.3")
+    other = _accepted(client, {"replay": {"from_run": root}, "model": OTHER_MODEL}, "replay", "§4.2.3")
+    advance(target, 600)
+    read = client.get(f"/v1/runs/{same}", params={"expand": "phase_breakdown"})
+    replay = body_of(read) or {}
+    expect(
+        replay.get("forked_from") == root,
+        "§4.2.3#2",
+        "GET /v1/runs/{id}",
+        f"a replay of the fork {fork_id} reads forked_from {replay.get('forked_from')!r}, not its root {root}",
+        read,
+    )
+    expect(
+        (replay.get("model") or {}).get("identifier") == (parent.get("model") or {}).get("identifier"),
+        "§4.2.3#3",
+        "GET /v1/runs/{id}",
+        f"a replay without model runs {replay.get('model')!r}, its parent {parent.get('model')!r}",
+        read,
+    )
+    expect(
+        replay.get("task_count") == parent.get("task_count"),
+        "§4.2.3#5",
+        "GET /v1/runs/{id}",
+        f"the replay pins {replay.get('task_count')} tasks, its parent ran {parent.get('task_count')}",
+        read,
+    )
+    phases = {row.get("phase") for row in replay.get("phase_breakdown") or []}
+    expect(
+        "materialize" in phases and phases <= REPLAYED_PHASES,
+        "§4.2.3#6",
+        "GET /v1/runs/{id}?expand=phase_breakdown",
+        f"the replay ran the phases {sorted(map(str, phases))}, not Attach, Materialize and Report",
+        read,
+    )
+    moved = client.get(f"/v1/runs/{other}")
+    expect(
+        ((body_of(moved) or {}).get("model") or {}).get("identifier") == OTHER_MODEL["model"],
+        "§4.2.3#4",
+        "GET /v1/runs/{id}",
+        f"a replay sent {OTHER_MODEL['model']} runs {(body_of(moved) or {}).get('model')!r}",
+        moved,
+    )
