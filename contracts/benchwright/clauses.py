@@ -198,6 +198,12 @@ CLAUSES = [
     Clause("§5.2#2", "`id:` is the bare seq, `event:` the type, folded into data as `type`", via=("sse.shape",)),
     Clause("§5.2#3", "a terminal run's stream ends with run.finished and closes", via=("sse.finish",)),
     Clause("§5.2#4", "keep-alives are `event: ping` at the documented interval", via=("sse.keepalive",)),
+    # §5.3 Event identity and ordering
+    Clause("§5.3#1", "(run_id, seq) is unique and seq ascends within a run", via=("sse.dedupe",)),
+    Clause("§5.3#2", "event ids are unique across runs"),
+    Clause("§5.3#3", "an event keeps its id across reads, so overlapping polls and reconnects dedupe by it"),
+    Clause("§5.3#4", "a polling id sent as Last-Event-ID does not parse: the stream replays the whole run, no error"),
+    # (§5.3's "resume from seq" is §5.2#1 and §5.1#2; "not monotonic across runs" promises nothing)
     # §6.1 artifacts list
     Clause("§6.1#1", "the type filter returns only that type", via=("artifacts.filter",)),
     Clause("§6.1#2", "every row carries seq, invocation and its content URL", via=("artifacts.listing",)),
@@ -389,6 +395,7 @@ SECTIONS = {
     "§3.7": "idempotency keys: replay, conflict, in flight, length, scope, rotation",
     "§3.8": "weak ETags; If-Match enforced where documented, with the current ETag on a 412",
     "§3.9": "errors are problem+json",
+    "§5.3": "event identity: seq per run, ids unique across runs and stable across reads, a polling id replays",
     "§4.3": "a fork needs a description and records its parent, description, model pin and indices",
     "§4.5": "the run list's status and visibility filters match exactly (and `in:` sets)",
     "§4.4": "GET /v1/runs/{id} and its expansions",

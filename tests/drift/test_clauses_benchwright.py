@@ -12,7 +12,7 @@ fingerprint, §4.11 pause and resume, §5.1#8 the events page size, §5.2 the st
 §4.2.5 each preflight refusal, §4.5#2 the visibility filter, §10.9 the subscription's answers,
 §4.6/§4.11 halt, pause and resume, §8.7#2 the same code's impl id, §10.7 the export,
 §9a.2 the launches that skip the serving check, §9.5 the rule routes, §4.2.3 the replay's root, model,
-sample count and phases."""
+sample count and phases, §5.3 event identity."""
 
 from __future__ import annotations
 
@@ -117,6 +117,7 @@ RULE_ROUTES = check(test_vault.test_rule_routes_and_delete_withdraw_entries, "cl
 REPLAY = check(
     test_launch_modes.test_replay_resolves_its_root_model_and_sample_count, "client", "target", "policy", "mock_only"
 )
+EVENT_IDS = check(test_sse.test_event_ids_identify_events_across_runs_and_reads, "client", "target", "finished")
 HALT = check(test_lifecycle.test_halt_and_pause_answer_as_documented, "client", "target", "policy", "mock_only")
 
 # -- drifts ----------------------------------------------------------------------------------------------
@@ -400,6 +401,35 @@ def _replay_impl_changed(scope, body):
         body["impl_id"] = "imp_other:000000000000"
 
 
+EVENTS = r"^/v1/runs/[^/]+/events$"
+
+
+def _ids_by_seq(scope, body):
+    """Event ids that name only the seq: unique within a run, shared across runs."""
+    for row in body.get("data") or []:
+        row["id"] = f"ev_{row.get('seq')}"
+
+
+def _ids_per_read(app):
+    """Each read mints the events fresh ids: the same event changes id from one poll to the next."""
+    reads = iter(range(1, 1 << 30))
+
+    def edit(scope, body):
+        read = next(reads)
+        for row in body.get("data") or []:
+            row["id"] = f"{row.get('id')}.{read}"
+
+    return answer(EVENTS, edit)(app)
+
+
+def _polling_id_parsed(scope):
+    """A polling id in Last-Event-ID is read for a seq (resuming part-way) instead of replaying the run."""
+    if scope["path"].endswith("/events:stream"):
+        scope["headers"] = [
+            (k, b"2" if k == b"last-event-id" and not v.isdigit() else v) for k, v in scope.get("headers", [])
+        ]
+
+
 FINISHED = re.compile(rb"(?:id: \d+\r?\n)?event: run\.finished\r?\n(?:data: [^\n]*\r?\n)*\r?\n")
 SSE_ID = re.compile(rb"^id: (\d+)", re.MULTILINE)
 
@@ -475,6 +505,10 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("launch", "§4.2.3#4", "replay-ignores-its-model", _replays(_replay_keeps_parent_model), REPLAY),
     ("launch", "§4.2.3#5", "replay-takes-the-current-size", _replays(_replay_current_size), REPLAY),
     ("launch", "§4.2.3#6", "replay-reruns-find", _replays(_replay_reruns_find), REPLAY),
+    ("streams", "§5.3#2", "event-ids-shared-across-runs", answer(EVENTS, _ids_by_seq), EVENT_IDS),
+    ("streams", "§5.3#3", "event-ids-change-per-read", _ids_per_read, EVENT_IDS),
+    ("streams", "§5.3#4", "polling-id-resumes-part-way", lambda app: Drifted(app, request=_polling_id_parsed),
+     EVENT_IDS),
 ]  # fmt: skip
 
 
@@ -516,6 +550,7 @@ CHECKS = {
     "pinned": PINNED,
     "rule-routes": RULE_ROUTES,
     "replay": REPLAY,
+    "event-ids": EVENT_IDS,
 }
 
 
