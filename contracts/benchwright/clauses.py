@@ -82,7 +82,17 @@ CLAUSES = [
     Clause("§3.4#3", "an omitted limit means the default page size", via=("pagination.default",)),
     Clause("§3.4#4", "a cursor page reports no total"),
     Clause("§3.4#5", "has_more comes with a next_page_token, and only then"),
-    # §3.5 Filtering and sorting: one statement the suite asserts (unknown filter keys are ignored)
+    # §3.5 Filtering and sorting (checked on the run list, which declares them)
+    Clause("§3.5#1", "a value with no recognized prefix is an exact match"),
+    Clause("§3.5#2", "in: is set membership"),
+    Clause("§3.5#3", "gte: and lte: bound inclusively"),
+    Clause("§3.5#4", "gt: and lt: bound strictly"),
+    Clause("§3.5#5", "like: is a case-sensitive pattern"),
+    Clause("§3.5#6", "ilike: is a case-insensitive pattern"),
+    Clause("§3.5#7", "sort orders by its key, a leading - reverses"),
+    Clause("§3.5#8", "a comma list of sort keys orders the ties of one key by the next"),
+    Clause("§3.5#9", "unknown filter keys are silently ignored, not rejected", via=("filters.unknown",)),
+    # (its last statement, no general search operator, is §3.5#9 on an undeclared ?q=: ignored like any key)
     # §3.6 Partial responses and expansion
     Clause("§3.6#1", "an unknown ?expand= key on the balance is 400 unknown_filter_field"),
     Clause("§3.6#2", "?expand= on the balance adds each named key"),
@@ -395,6 +405,7 @@ SECTIONS = {
     "§3.7": "idempotency keys: replay, conflict, in flight, length, scope, rotation",
     "§3.8": "weak ETags; If-Match enforced where documented, with the current ETag on a 412",
     "§3.9": "errors are problem+json",
+    "§3.5": "filter operators (exact, in:, bounds, patterns), sorts, unknown keys ignored",
     "§5.3": "event identity: seq per run, ids unique across runs and stable across reads, a polling id replays",
     "§4.3": "a fork needs a description and records its parent, description, model pin and indices",
     "§4.5": "the run list's status and visibility filters match exactly (and `in:` sets)",

@@ -12,7 +12,7 @@ fingerprint, §4.11 pause and resume, §5.1#8 the events page size, §5.2 the st
 §4.2.5 each preflight refusal, §4.5#2 the visibility filter, §10.9 the subscription's answers,
 §4.6/§4.11 halt, pause and resume, §8.7#2 the same code's impl id, §10.7 the export,
 §9a.2 the launches that skip the serving check, §9.5 the rule routes, §4.2.3 the replay's root, model,
-sample count and phases, §5.3 event identity."""
+sample count and phases, §5.3 event identity, §3.5 the filter operators and sorts."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ import re
 import uuid
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import parse_qsl, urlencode
 
 import orjson
 import pytest
@@ -28,6 +29,7 @@ from contracts.benchwright.suite import (
     test_account_flows,
     test_credentials,
     test_derived,
+    test_filters,
     test_launch_modes,
     test_lifecycle,
     test_local_egress,
@@ -118,6 +120,7 @@ REPLAY = check(
     test_launch_modes.test_replay_resolves_its_root_model_and_sample_count, "client", "target", "policy", "mock_only"
 )
 EVENT_IDS = check(test_sse.test_event_ids_identify_events_across_runs_and_reads, "client", "target", "finished")
+FILTER_OPS = check(test_filters.test_filter_operators_and_sorts, "client", "target", "policy")
 HALT = check(test_lifecycle.test_halt_and_pause_answer_as_documented, "client", "target", "policy", "mock_only")
 
 # -- drifts ----------------------------------------------------------------------------------------------
@@ -430,6 +433,43 @@ def _polling_id_parsed(scope):
         ]
 
 
+def _run_query(edit: Callable[[str, str], str | None]):
+    """The run list's query rewritten parameter by parameter: `edit(name, value)` -> the value sent, None drops it."""
+
+    def hook(scope):
+        if scope["path"] != "/v1/runs" or scope["method"] != "GET":
+            return
+        query = []
+        for name, value in parse_qsl(scope.get("query_string", b"").decode()):
+            sent = edit(name, value)
+            if sent is not None:
+                query.append((name, sent))
+        scope["query_string"] = urlencode(query).encode()
+
+    return lambda app: Drifted(app, request=hook)
+
+
+def _prefix(name: str, old: str, new: str):
+    """`?name=old:...` is served as `?name=new:...`."""
+    return _run_query(lambda key, value: new + value[len(old) :] if key == name and value.startswith(old) else value)
+
+
+def _exact_ignored(name, value):
+    return None if name == "status" and ":" not in value else value
+
+
+def _in_first_only(name, value):
+    return value.removeprefix("in:").split(",")[0] if name == "status" and value.startswith("in:") else value
+
+
+def _reverse_ignored(name, value):
+    return value.lstrip("-") if name == "sort" and "," not in value else value
+
+
+def _later_keys_ignored(name, value):
+    return value.split(",")[0] if name == "sort" else value
+
+
 FINISHED = re.compile(rb"(?:id: \d+\r?\n)?event: run\.finished\r?\n(?:data: [^\n]*\r?\n)*\r?\n")
 SSE_ID = re.compile(rb"^id: (\d+)", re.MULTILINE)
 
@@ -509,6 +549,14 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("streams", "§5.3#3", "event-ids-change-per-read", _ids_per_read, EVENT_IDS),
     ("streams", "§5.3#4", "polling-id-resumes-part-way", lambda app: Drifted(app, request=_polling_id_parsed),
      EVENT_IDS),
+    ("filters", "§3.5#1", "exact-match-ignored", _run_query(_exact_ignored), FILTER_OPS),
+    ("filters", "§3.5#2", "in-set-first-member-only", _run_query(_in_first_only), FILTER_OPS),
+    ("filters", "§3.5#3", "gte-served-strict", _prefix("started_at", "gte:", "gt:"), FILTER_OPS),
+    ("filters", "§3.5#4", "gt-served-inclusive", _prefix("started_at", "gt:", "gte:"), FILTER_OPS),
+    ("filters", "§3.5#5", "like-ignores-case", _prefix("benchmark", "like:", "ilike:"), FILTER_OPS),
+    ("filters", "§3.5#6", "ilike-minds-case", _prefix("benchmark", "ilike:", "like:"), FILTER_OPS),
+    ("filters", "§3.5#7", "sort-minus-ignored", _run_query(_reverse_ignored), FILTER_OPS),
+    ("filters", "§3.5#8", "later-sort-keys-ignored", _run_query(_later_keys_ignored), FILTER_OPS),
 ]  # fmt: skip
 
 
@@ -551,6 +599,7 @@ CHECKS = {
     "rule-routes": RULE_ROUTES,
     "replay": REPLAY,
     "event-ids": EVENT_IDS,
+    "filter-ops": FILTER_OPS,
 }
 
 
