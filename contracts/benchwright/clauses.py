@@ -142,6 +142,28 @@ CLAUSES = [
         via=("lifecycle.display_status",),
     ),
     Clause("§4.1.1#2", "a run's incurred and billed costs are the sums of their parts (§4.1)", via=("runs.cost",)),
+    # §4.2.1 Natural-language launch
+    Clause("§4.2.1#1", "a natural-language launch (`request`) is accepted"),
+    Clause(
+        "§4.2.1#2",
+        "an explicit driver pin that is neither a priced Gemini model nor openrouter:// is 403 admin_required",
+    ),
+    Clause("§4.2.1#3", "a phase_models spec is held to the driver rule, with the same 403 admin_required"),
+    Clause("§4.2.1#4", "an unknown compute value is 400 invalid_argument"),
+    Clause("§4.2.1#5", "the chosen compute backend is stamped on the run as backend"),
+    Clause("§4.2.1#6", "a model.provider other than the pinnable ones is 400 unknown_provider"),
+    Clause("§4.2.1#7", "an unrecognized trials aggregator is 400 unknown_aggregator"),
+    Clause("§4.2.1#8", "a limit the platform does not enforce (attempt.cost) is refused with 400"),
+    Clause("§4.2.1#9", "metadata.autonomous without a model pin is 400 autonomous_model_required"),
+    Clause("§4.2.1#10", "metadata is not persisted: the run resource does not return it"),
+    Clause("§4.2.1#11", "the old operator and agent keys pin no Driver"),
+    Clause("§4.2.1#12", "an unknown harness is 400 unknown_harness"),
+    Clause("§4.2.1#13", "the old bridge key is 400 bridge_renamed_to_harness"),
+    Clause("§4.2.1#14", "harness synonyms resolve to their harness (scratch is benchwright)"),
+    Clause("§4.2.1#15", "an omitted harness is inferred from the metadata.<x>_harness object present"),
+    Clause("§4.2.1#16", "metadata.limit caps Materialize to the first N samples"),
+    # (not split out yet: task versus run ceilings, the limit_exceeded halt reason, proxy_linger clamping,
+    # publish_on_complete, the legacy limit spellings; read under §4.2.1's other clauses)
     # §4.2.3 Replay launch
     Clause("§4.2.3#1", "a replay shares its parent's benchmark, subset and impl"),
     Clause("§4.2.3#2", "a replay of a fork replays from its root: the new run's forked_from names the root"),

@@ -12,7 +12,8 @@ fingerprint, §4.11 pause and resume, §5.1#8 the events page size, §5.2 the st
 §4.2.5 each preflight refusal, §4.5#2 the visibility filter, §10.9 the subscription's answers,
 §4.6/§4.11 halt, pause and resume, §8.7#2 the same code's impl id, §10.7 the export,
 §9a.2 the launches that skip the serving check, §9.5 the rule routes, §4.2.3 the replay's root, model,
-sample count and phases, §5.3 event identity, §3.5 the filter operators and sorts."""
+sample count and phases, §5.3 event identity, §3.5 the filter operators and sorts, §4.2.1 the
+natural-language launch's keys."""
 
 from __future__ import annotations
 
@@ -121,6 +122,7 @@ REPLAY = check(
 )
 EVENT_IDS = check(test_sse.test_event_ids_identify_events_across_runs_and_reads, "client", "target", "finished")
 FILTER_OPS = check(test_filters.test_filter_operators_and_sorts, "client", "target", "policy")
+NL_KEYS = check(test_launch_modes.test_natural_language_launch_keys, "client", "target", "policy")
 HALT = check(test_lifecycle.test_halt_and_pause_answer_as_documented, "client", "target", "policy", "mock_only")
 
 # -- drifts ----------------------------------------------------------------------------------------------
@@ -355,15 +357,15 @@ def _encoded(status: int, headers: list, body: Any) -> tuple[int, list, bytes]:
     return status, [*kept, (b"content-length", str(len(out)).encode())], out
 
 
-def _replays(edit: Callable[[dict[str, Any], dict[str, Any]], None]):
-    """Each read of a run launched as a replay is edited by `edit(run, launch request)`."""
+def _launches(marker: bytes, edit: Callable[[dict[str, Any], dict[str, Any]], None]):
+    """Each read of a run launched with `marker` in its body is edited by `edit(run, launch request)`."""
 
     def wrap(app):
         sent: dict[str, dict[str, Any]] = {}
 
         def answer(scope, request, status, headers, raw):
             path = scope["path"]
-            if scope["method"] == "POST" and path == "/v1/runs" and status == 202 and b'"replay"' in request:
+            if scope["method"] == "POST" and path == "/v1/runs" and status == 202 and marker in request:
                 sent[orjson.loads(raw)["id"]] = orjson.loads(request)
             elif scope["method"] == "GET" and path.rpartition("/")[2] in sent and raw.startswith(b"{"):
                 body = orjson.loads(raw)
@@ -374,6 +376,15 @@ def _replays(edit: Callable[[dict[str, Any], dict[str, Any]], None]):
         return SharedRewrite(app, answer)
 
     return wrap
+
+
+def _replays(edit: Callable[[dict[str, Any], dict[str, Any]], None]):
+    """Each read of a run launched as a replay is edited by `edit(run, launch request)`."""
+    return _launches(b'"replay"', edit)
+
+
+def _set(field: str, value: Any) -> Callable[[dict[str, Any], dict[str, Any]], None]:
+    return lambda run, request: run.__setitem__(field, value)
 
 
 def _replay_from_the_run_sent(run, request):
@@ -500,7 +511,8 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("cursors", "§4.5#2", "visibility-filter-ignored",
      lambda app: Drifted(app, request=drop_query_parameter("visibility", "/v1/runs")), CRAWL),
     ("credentials", "§2.4#8", "revoked-answered-as-expired", answer(r"^/v1/runs$", _revoked_as_expired), REVOKED),
-    ("launch", "§4.2.1", "natural-language-refused", lambda app: SharedRewrite(app, _natural_language_refused), MODES),
+    ("launch", "§4.2.1#1", "natural-language-refused", lambda app: SharedRewrite(app, _natural_language_refused),
+     MODES),
     ("launch", "§4.2.2", "pinned-reads-another-benchmark", answer(RUN, _pinned_reads_another_benchmark), MODES),
     ("runs", "§4.4#1", "child-forks-empty", answer(RUN, _child_forks_empty), FORK),
     ("runs", "§4.4#2", "phase-breakdown-dropped", answer(RUN, _phase_breakdown_dropped), FORK),
@@ -557,6 +569,23 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("filters", "§3.5#6", "ilike-minds-case", _prefix("benchmark", "ilike:", "like:"), FILTER_OPS),
     ("filters", "§3.5#7", "sort-minus-ignored", _run_query(_reverse_ignored), FILTER_OPS),
     ("filters", "§3.5#8", "later-sort-keys-ignored", _run_query(_later_keys_ignored), FILTER_OPS),
+    ("launch", "§4.2.1#2", "foreign-driver-accepted", _refusal_status(b'"driver"', 400), NL_KEYS),
+    ("launch", "§4.2.1#3", "foreign-phase-model-accepted", _refusal_status(b'"phase_models"', 400), NL_KEYS),
+    ("launch", "§4.2.1#4", "unknown-compute-422", _refusal_status(b"no-such-backend", 422), NL_KEYS),
+    ("launch", "§4.2.1#5", "backend-not-stamped", _launches(b'"compute"', _set("backend", "e2b")), NL_KEYS),
+    ("launch", "§4.2.1#6", "unknown-provider-422", _refusal_status(b"no-such-provider", 422), NL_KEYS),
+    ("launch", "§4.2.1#7", "unknown-aggregator-422", _refusal_status(b"no_such_aggregator", 422), NL_KEYS),
+    ("launch", "§4.2.1#8", "unenforced-limit-taken", _refusal_status(b'"attempt"', 202), NL_KEYS),
+    ("launch", "§4.2.1#9", "autonomous-without-model-422", _refusal_status(b'"autonomous"', 422), NL_KEYS),
+    ("launch", "§4.2.1#10", "metadata-persisted", _launches(b'"ci_job"', _set("metadata", {"limit": 3})), NL_KEYS),
+    ("launch", "§4.2.1#11", "operator-key-pins-the-driver",
+     _launches(b'"operator"', lambda run, request: run.__setitem__("driver", request["operator"])), NL_KEYS),
+    ("launch", "§4.2.1#12", "unknown-harness-422", _refusal_status(b"no-such-harness", 422), NL_KEYS),
+    ("launch", "§4.2.1#13", "bridge-key-422", _refusal_status(b'"bridge"', 422), NL_KEYS),
+    ("launch", "§4.2.1#14", "synonym-kept-verbatim", _launches(b'"scratch"', _set("harness", "scratch")), NL_KEYS),
+    ("launch", "§4.2.1#15", "harness-not-inferred", _launches(b'"inspect_harness"', _set("harness", "benchwright")),
+     NL_KEYS),
+    ("launch", "§4.2.1#16", "limit-not-capping", _launches(b'"limit"', _set("task_count", 100)), NL_KEYS),
 ]  # fmt: skip
 
 
@@ -600,6 +629,7 @@ CHECKS = {
     "replay": REPLAY,
     "event-ids": EVENT_IDS,
     "filter-ops": FILTER_OPS,
+    "nl-keys": NL_KEYS,
 }
 
 

@@ -41,9 +41,10 @@ def _accepted(client, body: dict, mode: str, section: str) -> str:
 
 
 def test_each_launch_mode_answers_the_one_202_shape(client, target, policy):
-    """§4.2.1, §4.2.2, §4.2.3#1 (the replay shares its parent's benchmark, subset and impl), §4.2.4."""
+    """§4.2.1#1 (a natural-language launch is accepted), §4.2.2, §4.2.3#1 (the replay shares its
+    parent's benchmark, subset and impl), §4.2.4."""
     require(policy, "launchRun")
-    _accepted(client, LAUNCH, "natural_language", "§4.2.1")
+    _accepted(client, LAUNCH, "natural_language", "§4.2.1#1")
     pinned = _accepted(
         client, {"benchmark": "MMLU", "harness": "inspect", "model": LAUNCH["model"]}, "benchmark", "§4.2.2"
     )
@@ -164,3 +165,72 @@ def test_replay_resolves_its_root_model_and_sample_count(client, target, policy,
         f"a replay sent {OTHER_MODEL['model']} runs {(body_of(moved) or {}).get('model')!r}",
         moved,
     )
+
+
+# §4.2.1's refusals: (clause, what the body changes, status, code); each is refused before any run exists
+NL_REFUSALS = [
+    ("§4.2.1#2", {"driver": "anthropic/claude-opus-4"}, 403, "admin_required"),
+    ("§4.2.1#3", {"phase_models": {"analyze": "anthropic/claude-opus-4"}}, 403, "admin_required"),
+    ("§4.2.1#4", {"compute": "no-such-backend"}, 400, "invalid_argument"),
+    ("§4.2.1#6", {"model": {"model": "qwen/qwen3-32b", "provider": "no-such-provider"}}, 400, "unknown_provider"),
+    (
+        "§4.2.1#7",
+        {"trials": {"plan": {"k": 2}, "aggregator": {"name": "no_such_aggregator"}}},
+        400,
+        "unknown_aggregator",
+    ),
+    ("§4.2.1#8", {"limits": {"attempt": {"cost": 1.0}}}, 400, None),
+    ("§4.2.1#9", {"model": None, "metadata": {"autonomous": True}}, 400, "autonomous_model_required"),
+    ("§4.2.1#12", {"harness": "no-such-harness"}, 400, "unknown_harness"),
+    ("§4.2.1#13", {"bridge": "inspect"}, 400, "bridge_renamed_to_harness"),
+]
+
+
+OLD_DRIVER = "openrouter://deepseek/deepseek-v4-flash"
+
+
+def _launch_body(change: dict) -> dict:
+    return {key: value for key, value in {**LAUNCH, **change}.items() if value is not None}
+
+
+def test_natural_language_launch_keys(client, target, policy):
+    """§4.2.1, key by key: each refusal with its status and code (§4.2.1#2 a driver pin that is neither a
+    priced Gemini model nor openrouter://, §4.2.1#3 the same in phase_models, §4.2.1#4 an unknown compute,
+    §4.2.1#6 an unpinnable provider, §4.2.1#7 an unknown aggregator, §4.2.1#8 a limit the platform does not
+    enforce, §4.2.1#9 autonomous without a model pin, §4.2.1#12 an unknown harness, §4.2.1#13 the old
+    `bridge` key); then what an accepted launch reads back: the backend chosen by `compute` (§4.2.1#5), no
+    `metadata` on the run (§4.2.1#10), the old `operator` and `agent` keys pinning no Driver (§4.2.1#11),
+    a harness synonym resolved (§4.2.1#14), the harness inferred from `metadata.<x>_harness` (§4.2.1#15),
+    `metadata.limit` capping the sample count (§4.2.1#16)."""
+    require(policy, "launchRun")
+    for clause, change, status, code in NL_REFUSALS:
+        response = client.post("/v1/runs", json=_launch_body(change))
+        expect(
+            response.status_code == status and (code is None or code_of(response) == code),
+            clause,
+            OP,
+            f"{sorted(change)} answered {response.status_code} {code_of(response)}, not {status} {code or ''}",
+            response,
+        )
+    checks = [
+        ("§4.2.1#5", {"compute": "sandbox0"}, lambda run: run.get("backend") == "sandbox0"),
+        ("§4.2.1#11", {"operator": OLD_DRIVER}, lambda run: run.get("driver") != OLD_DRIVER),
+        ("§4.2.1#11", {"agent": OLD_DRIVER}, lambda run: run.get("driver") != OLD_DRIVER),
+        ("§4.2.1#10", {"metadata": {"limit": 3, "ci_job": "build-8812"}}, lambda run: "metadata" not in run),
+        ("§4.2.1#14", {"harness": "scratch"}, lambda run: run.get("harness") == "benchwright"),
+        (
+            "§4.2.1#15",
+            {"metadata": {"inspect_harness": {"task": "inspect_evals/mmlu_0_shot"}}},
+            lambda run: run.get("harness") == "inspect",
+        ),
+        ("§4.2.1#16", {"metadata": {"limit": 3}}, lambda run: run.get("task_count") == 3),
+    ]
+    for clause, change, holds in checks:
+        response = client.post("/v1/runs", json=_launch_body(change))
+        if clause == "§4.2.1#5" and code_of(response) == "compute_not_configured":
+            continue  # §4.2.5: this deploy has no sandbox0 endpoint to stamp
+        if response.status_code != 202:
+            expect(False, clause, OP, f"{change} answered {response.status_code} {code_of(response)}", response)
+        read = client.get(f"/v1/runs/{(body_of(response) or {}).get('id')}")
+        run = body_of(read) or {}
+        expect(holds(run), clause, "GET /v1/runs/{id}", f"a launch with {change} reads back {run!r:.300}", read)
