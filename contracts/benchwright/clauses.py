@@ -164,6 +164,10 @@ CLAUSES = [
     Clause("§4.2.1#16", "metadata.limit caps Materialize to the first N samples"),
     # (not split out yet: task versus run ceilings, the limit_exceeded halt reason, proxy_linger clamping,
     # publish_on_complete, the legacy limit spellings; read under §4.2.1's other clauses)
+    # §4.2.2 Pinned benchmark launch (two launch modes at once and an unknown id are §4.2.5#1 and #2)
+    Clause("§4.2.2#1", "a pinned launch runs that catalog benchmark"),
+    Clause("§4.2.2#2", "the launcher writes the synthetic request `Run <name>`"),
+    Clause("§4.2.2#3", "the catalog id with or without the bm_ prefix, or the exact name, pins the one row"),
     # §4.2.3 Replay launch
     Clause("§4.2.3#1", "a replay shares its parent's benchmark, subset and impl"),
     Clause("§4.2.3#2", "a replay of a fork replays from its root: the new run's forked_from names the root"),
@@ -171,6 +175,12 @@ CLAUSES = [
     Clause("§4.2.3#4", "a replay with a model runs that model (the cross-model A/B)"),
     Clause("§4.2.3#5", "a replay pins the parent's sample count, not the subset's current size"),
     Clause("§4.2.3#6", "a replay re-runs Attach, Materialize and Report and inherits the phases before"),
+    # §4.2.4 Response
+    Clause(
+        "§4.2.4#1", "every launch mode answers one 202 shape: id, status launching, mode, links.self and links.events"
+    ),
+    Clause("§4.2.4#2", "there is no cost estimate on the launch response"),
+    # (sandbox_id and links.dashboard are present "when known": nothing a client can hold a server to)
     # §4.2.5 preflight errors
     Clause("§4.2.5#1", "two launch modes at once is 400 invalid_argument"),
     Clause("§4.2.5#2", "an unknown pinned benchmark is 404 benchmark_not_found"),

@@ -13,7 +13,7 @@ fingerprint, §4.11 pause and resume, §5.1#8 the events page size, §5.2 the st
 §4.6/§4.11 halt, pause and resume, §8.7#2 the same code's impl id, §10.7 the export,
 §9a.2 the launches that skip the serving check, §9.5 the rule routes, §4.2.3 the replay's root, model,
 sample count and phases, §5.3 event identity, §3.5 the filter operators and sorts, §4.2.1 the
-natural-language launch's keys."""
+natural-language launch's keys, §4.2.2 the pinned row, §4.2.4 the launch answer."""
 
 from __future__ import annotations
 
@@ -123,6 +123,9 @@ REPLAY = check(
 EVENT_IDS = check(test_sse.test_event_ids_identify_events_across_runs_and_reads, "client", "target", "finished")
 FILTER_OPS = check(test_filters.test_filter_operators_and_sorts, "client", "target", "policy")
 NL_KEYS = check(test_launch_modes.test_natural_language_launch_keys, "client", "target", "policy")
+PINNED_ROW = check(
+    test_launch_modes.test_pinned_launch_resolves_the_catalog_row, "client", "target", "policy", "mock_only"
+)
 HALT = check(test_lifecycle.test_halt_and_pause_answer_as_documented, "client", "target", "policy", "mock_only")
 
 # -- drifts ----------------------------------------------------------------------------------------------
@@ -387,6 +390,15 @@ def _set(field: str, value: Any) -> Callable[[dict[str, Any], dict[str, Any]], N
     return lambda run, request: run.__setitem__(field, value)
 
 
+def _prefix_kept(run, request):
+    if str(request.get("benchmark")).startswith("bm_"):
+        run["benchmark_id"] = f"bm_{run.get('benchmark_id')}"
+
+
+def _launch_answer(edit: Callable[[dict[str, Any]], None]):
+    return answer(r"^/v1/runs$", lambda scope, body: edit(body) if body.get("status") == "launching" else None, "POST")
+
+
 def _replay_from_the_run_sent(run, request):
     run["forked_from"] = request["replay"]["from_run"]
 
@@ -513,7 +525,7 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("credentials", "§2.4#8", "revoked-answered-as-expired", answer(r"^/v1/runs$", _revoked_as_expired), REVOKED),
     ("launch", "§4.2.1#1", "natural-language-refused", lambda app: SharedRewrite(app, _natural_language_refused),
      MODES),
-    ("launch", "§4.2.2", "pinned-reads-another-benchmark", answer(RUN, _pinned_reads_another_benchmark), MODES),
+    ("launch", "§4.2.2#1", "pinned-reads-another-benchmark", answer(RUN, _pinned_reads_another_benchmark), MODES),
     ("runs", "§4.4#1", "child-forks-empty", answer(RUN, _child_forks_empty), FORK),
     ("runs", "§4.4#2", "phase-breakdown-dropped", answer(RUN, _phase_breakdown_dropped), FORK),
     ("registry", "§8.7#2", "same-code-new-id", _same_code_new_id, IMPL),
@@ -586,6 +598,13 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("launch", "§4.2.1#15", "harness-not-inferred", _launches(b'"inspect_harness"', _set("harness", "benchwright")),
      NL_KEYS),
     ("launch", "§4.2.1#16", "limit-not-capping", _launches(b'"limit"', _set("task_count", 100)), NL_KEYS),
+    ("launch", "§4.2.2#2", "pinned-request-not-synthetic", _launches(b'"benchmark"', _set("request", "Run it")),
+     PINNED_ROW),
+    ("launch", "§4.2.2#3", "bm-prefix-not-stripped", _launches(b'"benchmark"', _prefix_kept), PINNED_ROW),
+    ("launch", "§4.2.4#1", "launch-mode-spelled-with-a-dash",
+     _launch_answer(lambda body: body.__setitem__("mode", str(body.get("mode")).replace("_", "-"))), MODES),
+    ("launch", "§4.2.4#2", "launch-answers-an-estimate",
+     _launch_answer(lambda body: body.__setitem__("cost_estimate", {"amount_cents": 120})), MODES),
 ]  # fmt: skip
 
 
@@ -630,6 +649,7 @@ CHECKS = {
     "event-ids": EVENT_IDS,
     "filter-ops": FILTER_OPS,
     "nl-keys": NL_KEYS,
+    "pinned-row": PINNED_ROW,
 }
 
 

@@ -15,6 +15,8 @@ with spending opted in).
 
 from __future__ import annotations
 
+import pytest
+
 from contracts.benchwright.suite._support import LAUNCH, advance, body_of, code_of, expect, random_uuid
 from contracts.benchwright.suite.conftest import require
 
@@ -32,11 +34,13 @@ def _accepted(client, body: dict, mode: str, section: str) -> str:
         and answer.get("status") == "launching"
         and links.get("self") == f"/v1/runs/{run_id}"
         and links.get("events") == f"/v1/runs/{run_id}/events",
-        "§4.2.4",
+        "§4.2.4#1",
         OP,
         f"a {mode} launch answered {answer}",
         response,
     )
+    estimates = [key for key in answer if "cost" in key or "estimate" in key]
+    expect(not estimates, "§4.2.4#2", OP, f"a {mode} launch answered a cost estimate {estimates}", response)
     return run_id
 
 
@@ -46,14 +50,14 @@ def test_each_launch_mode_answers_the_one_202_shape(client, target, policy):
     require(policy, "launchRun")
     _accepted(client, LAUNCH, "natural_language", "§4.2.1#1")
     pinned = _accepted(
-        client, {"benchmark": "MMLU", "harness": "inspect", "model": LAUNCH["model"]}, "benchmark", "§4.2.2"
+        client, {"benchmark": "MMLU", "harness": "inspect", "model": LAUNCH["model"]}, "benchmark", "§4.2.2#1"
     )
     if target.control:
         advance(target, 600)
         read = body_of(client.get(f"/v1/runs/{pinned}")) or {}
         expect(
             "mmlu" in str(read.get("benchmark_id") or "").lower(),
-            "§4.2.2",
+            "§4.2.2#1",
             "GET /v1/runs/{id}",
             f"a run pinned to MMLU reads benchmark_id {read.get('benchmark_id')!r}",
         )
@@ -116,7 +120,7 @@ def test_replay_resolves_its_root_model_and_sample_count(client, target, policy,
     require(policy, "launchRun")
     require(policy, "forkRun")
     pinned = {"benchmark": "MMLU", "harness": "inspect", "model": LAUNCH["model"]}
-    root = _accepted(client, pinned, "benchmark", "§4.2.2")
+    root = _accepted(client, pinned, "benchmark", "§4.2.2#1")
     advance(target, 600)
     fork = client.post(f"/v1/runs/{root}/fork", json={"description": "normalize whitespace", "indices": "0-2"})
     expect(fork.status_code == 202, "runs.fork", "POST /v1/runs/{id}/fork", f"answered {fork.status_code}", fork)
@@ -234,3 +238,38 @@ def test_natural_language_launch_keys(client, target, policy):
         read = client.get(f"/v1/runs/{(body_of(response) or {}).get('id')}")
         run = body_of(read) or {}
         expect(holds(run), clause, "GET /v1/runs/{id}", f"a launch with {change} reads back {run!r:.300}", read)
+
+
+def test_pinned_launch_resolves_the_catalog_row(client, target, policy, mock_only):
+    """§4.2.2: the catalog id with its `bm_` prefix, without it, and the exact name resolve to the one
+    catalog row (§4.2.2#3); the launcher writes the synthetic request `Run <name>` (§4.2.2#2).
+    Mock only: the pinned rows are read once the clock has moved the runs past Find."""
+    require(policy, "launchRun")
+    rows = (body_of(client.get("/v1/registry/benchmarks", params={"q": "MMLU"})) or {}).get("data") or []
+    row = next((r for r in rows if r.get("name") == "MMLU"), None)
+    if row is None:
+        pytest.skip("no MMLU row in the catalog to pin")
+    bare = str(row["id"]).removeprefix("bm_")
+    launched = {
+        spelling: _accepted(client, {"benchmark": spelling, "model": LAUNCH["model"]}, "benchmark", "§4.2.2#1")
+        for spelling in (f"bm_{bare}", bare, row["name"])
+    }
+    advance(target, 600)
+    reads = {spelling: (client.get(f"/v1/runs/{run_id}")) for spelling, run_id in launched.items()}
+    runs = {spelling: body_of(read) or {} for spelling, read in reads.items()}
+    pinned = {spelling: run.get("benchmark_id") for spelling, run in runs.items()}
+    expect(
+        len(set(pinned.values())) == 1 and None not in pinned.values(),
+        "§4.2.2#3",
+        "GET /v1/runs/{id}",
+        f"the spellings of one catalog row pinned {pinned}",
+        reads[bare],
+    )
+    for spelling, run in runs.items():
+        expect(
+            run.get("request") == f"Run {run.get('benchmark_name')}",
+            "§4.2.2#2",
+            "GET /v1/runs/{id}",
+            f"a launch pinned to {spelling!r} reads request {run.get('request')!r}",
+            reads[spelling],
+        )
