@@ -46,7 +46,8 @@ def _accepted(client, body: dict, mode: str, section: str) -> str:
 
 def test_each_launch_mode_answers_the_one_202_shape(client, target, policy):
     """§4.2.1#1 (a natural-language launch is accepted), §4.2.2, §4.2.3#1 (the replay shares its
-    parent's benchmark, subset and impl), §4.2.4."""
+    parent's benchmark, subset and impl); each answers §4.2.4#1's one 202 shape, with no cost estimate
+    (§4.2.4#2)."""
     require(policy, "launchRun")
     _accepted(client, LAUNCH, "natural_language", "§4.2.1#1")
     pinned = _accepted(
