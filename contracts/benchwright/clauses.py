@@ -366,6 +366,9 @@ CLAUSES = [
     # §10.1 balance
     Clause("§10.1#1", "the balance is the newest ledger row's balance_after"),
     Clause("§10.1#2", "month_spent is the month's debits"),
+    # §10.2 top-ups
+    Clause("§10.2#1", "amount_cents outside 500..5,000,000 is refused", via=("billing.topup_bounds",)),
+    Clause("§10.2#2", "a top-up within the bounds answers the hosted checkout url"),
     # §10.3 top-up status
     Clause(
         "§10.3#1",
@@ -383,6 +386,9 @@ CLAUSES = [
     Clause("§10.7#1", "the export is an RFC 4180 CSV attachment with a filename", via=("billing.export",)),
     Clause("§10.7#2", "it holds one row per ledger entry"),
     Clause("§10.7#3", "type=runs exports per-run rows"),
+    # §10.8 statement
+    Clause("§10.8#1", "the statement is text/html", via=("billing.statement",)),
+    Clause("§10.8#2", "the statement is the month asked for"),
     # §10.9 subscription
     Clause("§10.9#1", "subscription failures are legacy {error} bodies", via=("billing.subscription",)),
     Clause("§10.9#2", "tier free is an idempotent ack"),
@@ -417,6 +423,10 @@ CLAUSES = [
     Clause(
         "§14#1", "an error's code is one the reference documents for the operation", via=("errors.code_documented",)
     ),
+    # §17 deprecation (pre-GA: only the announcement's shape is checkable)
+    Clause("§17#1", "a deprecation is announced with Deprecation: true", via=("deprecation.headers",)),
+    Clause("§17#2", "its Sunset is an HTTP-date"),
+    Clause("§17#3", "its Link carries rel=deprecation"),
 ]
 
 # the sections whose checks raise a drift under the section itself (`Drift("§14", ...)`) or under one of
@@ -438,6 +448,9 @@ SECTIONS = {
     "§3.8": "weak ETags; If-Match enforced where documented, with the current ETag on a 412",
     "§3.9": "errors are problem+json",
     "§3.5": "filter operators (exact, in:, bounds, patterns), sorts, unknown keys ignored",
+    "§10.2": "top-up bounds and the checkout url",
+    "§10.8": "the statement is text/html for the month asked for",
+    "§17": "a deprecation is announced with Deprecation, an HTTP-date Sunset and a rel=deprecation Link",
     "§5.3": "event identity: seq per run, ids unique across runs and stable across reads, a polling id replays",
     "§4.3": "a fork needs a description and records its parent, description, model pin and indices",
     "§4.5": "the run list's status and visibility filters match exactly (and `in:` sets)",

@@ -35,7 +35,8 @@ def _amount_bounds() -> tuple[int, int]:
 
 
 def test_topup_bounds(client, policy):
-    """§10.2: an amount below 500 or above 5,000,000 cents is refused (and the spec says so)."""
+    """§10.2: an amount below 500 or above 5,000,000 cents is refused (and the spec says so; §10.2#1,
+    `billing.topup_bounds`); one within answers the hosted checkout `url` (§10.2#2)."""
     require(policy, "createTopup")
     low, high = _amount_bounds()
     expect((low, high) == (500, 5_000_000), "billing.topup_bounds", "POST /v1/billing/topups",
@@ -49,6 +50,15 @@ def test_topup_bounds(client, policy):
             f"amount_cents={amount} answered {response.status_code}",
             response,
         )
+    within = client.post("/v1/billing/topups", json={"amount_cents": 10000})
+    url = str((body_of(within) or {}).get("url") or "")
+    expect(
+        within.status_code in (200, 201) and url.startswith("https://"),
+        "§10.2#2",
+        "POST /v1/billing/topups",
+        f"amount_cents=10000 answered {within.status_code} {body_of(within)}",
+        within,
+    )
 
 
 def test_paid_topup_succeeded(client, target, policy, mock_only):
@@ -196,13 +206,18 @@ def test_export_is_the_ledger(client):
 
 
 def test_statement_is_html_for_the_month(client):
-    """§10.8: `text/html`, naming the month asked for."""
+    """§10.8: `text/html` (§10.8#1, `billing.statement`), naming the month asked for (§10.8#2)."""
     month = time.strftime("%Y-%m", time.gmtime())
     response = client.get("/v1/billing/statement", params={"month": month})
     expect(
-        response.status_code == 200
-        and response.headers.get("content-type", "").startswith("text/html")
-        and month in response.text,
+        month in response.text,
+        "§10.8#2",
+        "GET /v1/billing/statement",
+        f"the statement for {month} does not name it",
+        response,
+    )
+    expect(
+        response.status_code == 200 and response.headers.get("content-type", "").startswith("text/html"),
         "billing.statement",
         "GET /v1/billing/statement",
         f"answered {response.status_code} as {response.headers.get('content-type')!r}",
