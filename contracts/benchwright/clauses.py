@@ -321,6 +321,10 @@ CLAUSES = [
         "a handle resolves or refuses: a shared name is 409 ambiguous, a run-projected subset"
         " 404 not_authored, an unknown one 404",
     ),
+    # §9.1 GET /v1/secrets (meta.payer is §2.5#2)
+    Clause("§9.1#1", "secret values never surface", via=("secrets.no_value",)),
+    Clause("§9.1#2", "rule ids are bare UUIDs"),
+    Clause("§9.1#3", "injections is a flat array of surfaces, product_sandbox or operator"),
     # §9.2 POST /v1/secrets
     Clause("§9.2#1", "inline rules are validated (inject kinds, identifier names)", via=("secrets.rules",)),
     Clause("§9.2#2", "a blank inline rule is skipped"),
@@ -448,6 +452,7 @@ SECTIONS = {
     "§3.8": "weak ETags; If-Match enforced where documented, with the current ETag on a 412",
     "§3.9": "errors are problem+json",
     "§3.5": "filter operators (exact, in:, bounds, patterns), sorts, unknown keys ignored",
+    "§9.1": "secret values never surface; rule ids are bare UUIDs; injections a flat array of surfaces",
     "§10.2": "top-up bounds and the checkout url",
     "§10.8": "the statement is text/html for the month asked for",
     "§17": "a deprecation is announced with Deprecation, an HTTP-date Sunset and a rel=deprecation Link",

@@ -13,7 +13,8 @@ fingerprint, §4.11 pause and resume, §5.1#8 the events page size, §5.2 the st
 §4.6/§4.11 halt, pause and resume, §8.7#2 the same code's impl id, §10.7 the export,
 §9a.2 the launches that skip the serving check, §9.5 the rule routes, §4.2.3 the replay's root, model,
 sample count and phases, §5.3 event identity, §3.5 the filter operators and sorts, §4.2.1 the
-natural-language launch's keys, §4.2.2 the pinned row, §4.2.4 the launch answer."""
+natural-language launch's keys, §4.2.2 the pinned row, §4.2.4 the launch answer, §9.1 the
+secret list's rules and injections."""
 
 from __future__ import annotations
 
@@ -399,6 +400,17 @@ def _launch_answer(edit: Callable[[dict[str, Any]], None]):
     return answer(r"^/v1/runs$", lambda scope, body: edit(body) if body.get("status") == "launching" else None, "POST")
 
 
+def _rule_ids_prefixed(scope, body):
+    for secret in body.get("data") or []:
+        for rule in secret.get("rules") or []:
+            rule["id"] = f"rule_{rule.get('id')}"
+
+
+def _injections_as_objects(scope, body):
+    for secret in body.get("data") or []:
+        secret["injections"] = [{"surface": surface} for surface in secret.get("injections") or []]
+
+
 def _replay_from_the_run_sent(run, request):
     run["forked_from"] = request["replay"]["from_run"]
 
@@ -605,6 +617,8 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
      _launch_answer(lambda body: body.__setitem__("mode", str(body.get("mode")).replace("_", "-"))), MODES),
     ("launch", "§4.2.4#2", "launch-answers-an-estimate",
      _launch_answer(lambda body: body.__setitem__("cost_estimate", {"amount_cents": 120})), MODES),
+    ("vault", "§9.1#2", "rule-ids-prefixed", answer(r"^/v1/secrets$", _rule_ids_prefixed), RULES),
+    ("vault", "§9.1#3", "injections-as-objects", answer(r"^/v1/secrets$", _injections_as_objects), RULES),
 ]  # fmt: skip
 
 
