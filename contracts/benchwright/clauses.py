@@ -264,6 +264,11 @@ CLAUSES = [
         via=("artifacts.fingerprint",),
     ),
     Clause("§6.4#2", "each component is the event at its seq, and its canonical string parses back to its data"),
+    # §6.5 GET /v1/runs/{id}/report (the content's rules are §6.3's)
+    Clause(
+        "§6.5#1", "the report route is 302 to the content of the lowest-seq report artifact", via=("artifacts.report",)
+    ),
+    Clause("§6.5#2", "the report route is gated by run visibility only: a public run's serves an anonymous caller"),
     # §7.1 tasks
     Clause("§7.1#1", "the passed filter returns only rows with that passed", via=("tasks.filter",)),
     Clause("§7.1#2", "error_class is derived, never null, one of the documented buckets", via=("tasks.error_class",)),
@@ -452,6 +457,7 @@ SECTIONS = {
     "§3.8": "weak ETags; If-Match enforced where documented, with the current ETag on a 412",
     "§3.9": "errors are problem+json",
     "§3.5": "filter operators (exact, in:, bounds, patterns), sorts, unknown keys ignored",
+    "§6.5": "the report route redirects to the first report and is gated by run visibility only",
     "§9.1": "secret values never surface; rule ids are bare UUIDs; injections a flat array of surfaces",
     "§10.2": "top-up bounds and the checkout url",
     "§10.8": "the statement is text/html for the month asked for",

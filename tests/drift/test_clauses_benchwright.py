@@ -14,7 +14,7 @@ fingerprint, §4.11 pause and resume, §5.1#8 the events page size, §5.2 the st
 §9a.2 the launches that skip the serving check, §9.5 the rule routes, §4.2.3 the replay's root, model,
 sample count and phases, §5.3 event identity, §3.5 the filter operators and sorts, §4.2.1 the
 natural-language launch's keys, §4.2.2 the pinned row, §4.2.4 the launch answer, §9.1 the
-secret list's rules and injections."""
+secret list's rules and injections, §6.5 the report route's gate."""
 
 from __future__ import annotations
 
@@ -411,6 +411,17 @@ def _injections_as_objects(scope, body):
         secret["injections"] = [{"surface": surface} for surface in secret.get("injections") or []]
 
 
+def _report_needs_a_credential(scope, request, status, headers, raw):
+    """The report route refuses a caller without credentials, whatever the run's visibility."""
+    anonymous = not any(k in (b"authorization", b"cookie") for k, _ in scope.get("headers", []))
+    if scope["method"] == "GET" and scope["path"].endswith("/report") and anonymous:
+        out = orjson.dumps({"type": "about:blank", "title": "Unauthorized", "status": 401, "code": "auth_required",
+                            "detail": "sign in to read this report"})  # fmt: skip
+        kept = [(k, v) for k, v in headers if k not in (b"location", b"content-length", b"content-type")]
+        return 401, [*kept, (b"content-type", b"application/problem+json"), (b"content-length", b"%d" % len(out))], out
+    return None
+
+
 def _replay_from_the_run_sent(run, request):
     run["forked_from"] = request["replay"]["from_run"]
 
@@ -619,6 +630,8 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
      _launch_answer(lambda body: body.__setitem__("cost_estimate", {"amount_cents": 120})), MODES),
     ("vault", "§9.1#2", "rule-ids-prefixed", answer(r"^/v1/secrets$", _rule_ids_prefixed), RULES),
     ("vault", "§9.1#3", "injections-as-objects", answer(r"^/v1/secrets$", _injections_as_objects), RULES),
+    ("artifacts", "§6.5#2", "report-needs-a-credential", lambda app: SharedRewrite(app, _report_needs_a_credential),
+     CRAWL),
 ]  # fmt: skip
 
 
