@@ -338,6 +338,12 @@ CLAUSES = [
     # §9.3 rotation
     Clause("§9.3#1", "PATCH answers {id}", via=("secrets.rotation",)),
     Clause("§9.3#2", "a PATCH without value only relabels"),
+    # §9.4 Deleting a secret
+    Clause("§9.4#1", "DELETE is 204 and the secret, with its rules, leaves the list"),
+    Clause("§9.4#2", "the host-policy entries the secret's rules added (auto_from_secret) are withdrawn"),
+    Clause("§9.4#3", "a user entry for a host a rule also names survives", via=("secrets.delete",)),
+    # (not yet asserted: the next launch needing the deleted credential is 412 no_provider_secret; it
+    # needs the account's provider key deleted, which the suite does not do)
     # §9.5 managing rules independently
     Clause("§9.5#1", "a rule POST answers 201 with a one-element array", via=("secrets.rule_routes",)),
     Clause("§9.5#2", "the added rule's host is allowed in the host policy (auto_from_secret)"),
@@ -458,6 +464,7 @@ SECTIONS = {
     "§3.9": "errors are problem+json",
     "§3.5": "filter operators (exact, in:, bounds, patterns), sorts, unknown keys ignored",
     "§6.5": "the report route redirects to the first report and is gated by run visibility only",
+    "§9.4": "deleting a secret is 204, withdraws its auto entries and keeps the user's own",
     "§9.1": "secret values never surface; rule ids are bare UUIDs; injections a flat array of surfaces",
     "§10.2": "top-up bounds and the checkout url",
     "§10.8": "the statement is text/html for the month asked for",

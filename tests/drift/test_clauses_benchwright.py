@@ -14,7 +14,8 @@ fingerprint, §4.11 pause and resume, §5.1#8 the events page size, §5.2 the st
 §9a.2 the launches that skip the serving check, §9.5 the rule routes, §4.2.3 the replay's root, model,
 sample count and phases, §5.3 event identity, §3.5 the filter operators and sorts, §4.2.1 the
 natural-language launch's keys, §4.2.2 the pinned row, §4.2.4 the launch answer, §9.1 the
-secret list's rules and injections, §6.5 the report route's gate."""
+secret list's rules and injections, §6.5 the report route's gate, §9.4 deleting
+a secret."""
 
 from __future__ import annotations
 
@@ -422,6 +423,27 @@ def _report_needs_a_credential(scope, request, status, headers, raw):
     return None
 
 
+def _auto_entries_kept(app):
+    """Deleting a secret leaves the host-policy entries its rules added."""
+    seen: dict[str, dict[str, Any]] = {}
+    deleted: list[bool] = []
+
+    def answer(scope, request, status, headers, raw):
+        if scope["method"] == "DELETE" and re.match(r"^/v1/secrets/[^/]+$", scope["path"]) and status == 204:
+            deleted.append(True)
+        elif scope["method"] == "GET" and scope["path"] == "/v1/host-policy" and raw.startswith(b"{"):
+            body = orjson.loads(raw)
+            rows = body.get("data") or []
+            seen.update({row["host_pattern"]: row for row in rows if row.get("source") == "auto_from_secret"})
+            if deleted:
+                present = {row.get("host_pattern") for row in rows}
+                body["data"] = rows + [row for host, row in seen.items() if host not in present]
+                return _encoded(status, headers, body)
+        return None
+
+    return SharedRewrite(app, answer)
+
+
 def _replay_from_the_run_sent(run, request):
     run["forked_from"] = request["replay"]["from_run"]
 
@@ -632,6 +654,10 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("vault", "§9.1#3", "injections-as-objects", answer(r"^/v1/secrets$", _injections_as_objects), RULES),
     ("artifacts", "§6.5#2", "report-needs-a-credential", lambda app: SharedRewrite(app, _report_needs_a_credential),
      CRAWL),
+    ("vault", "§9.4#1", "secret-delete-answers-200",
+     lambda app: Rewrite(app, set_status(200, lambda s, st: re.match(r"^/v1/secrets/[^/]+$", s["path"]) is not None
+                                         and s["method"] == "DELETE" and st == 204)), RULE_ROUTES),
+    ("vault", "§9.4#2", "auto-entries-kept", _auto_entries_kept, RULE_ROUTES),
 ]  # fmt: skip
 
 

@@ -160,9 +160,9 @@ def test_rotation_and_relabel(client, policy):
 
 def test_rule_routes_and_delete_withdraw_entries(client, policy):
     """§9.5: a rule POST answers `201` with a one-element array and allows its host; a rule
-    DELETE is 204 and drops it from the secret. §9.4: deleting the secret is 204 and withdraws
-    the `auto_from_secret` entries its rules added, while a `user` entry for a host a rule
-    also names survives."""
+    DELETE is 204 and drops it from the secret. §9.4: deleting the secret is 204 and it leaves the
+    list (§9.4#1), the `auto_from_secret` entries its rules added are withdrawn (§9.4#2), while a
+    `user` entry for a host a rule also names survives (§9.4#3, `secrets.delete`)."""
     require(policy, "createSecret")
     require(policy, "createSecretRule")
     require(policy, "addHostPolicyEntry")
@@ -204,11 +204,17 @@ def test_rule_routes_and_delete_withdraw_entries(client, policy):
         removed,
     )
     deleted = client.delete(f"/v1/secrets/{secret_id}")
-    expect(deleted.status_code == 204, "secrets.delete", "DELETE /v1/secrets/{id}", str(deleted.status_code), deleted)
+    expect(
+        deleted.status_code == 204 and _secret(client, secret_id) is None,
+        "§9.4#1",
+        "DELETE /v1/secrets/{id}",
+        f"answered {deleted.status_code}; the secret is {'gone' if _secret(client, secret_id) is None else 'listed'}",
+        deleted,
+    )
     entries, _, response = _policy(client)
     expect(
         auto not in entries,
-        "secrets.delete",
+        "§9.4#2",
         "GET /v1/host-policy",
         f"the entry the deleted secret's rule added survives: {entries.get(auto)}",
         response,
