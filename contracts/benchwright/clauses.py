@@ -408,6 +408,10 @@ CLAUSES = [
     Clause("§10.9#1", "subscription failures are legacy {error} bodies", via=("billing.subscription",)),
     Clause("§10.9#2", "tier free is an idempotent ack"),
     Clause("§10.9#3", "a paid tier answers a checkout url"),
+    # §10.10 verify-subscription
+    Clause("§10.10#1", "a checkout not yet complete answers {ok: false, reason: pending}", via=("billing.verify",)),
+    Clause("§10.10#2", "another user's checkout session is 403"),
+    Clause("§10.10#3", "a completed checkout applies idempotently: a second verify is a harmless ok"),
     # §11 Settings
     Clause("§11#1", "only the schema's keys are writable; validated keys refuse bad values", via=("settings.keys",)),
     Clause("§11#2", "a PUT value is what GET returns, until DELETE", via=("settings.roundtrip",)),
@@ -466,6 +470,7 @@ SECTIONS = {
     "§6.5": "the report route redirects to the first report and is gated by run visibility only",
     "§9.4": "deleting a secret is 204, withdraws its auto entries and keeps the user's own",
     "§9.1": "secret values never surface; rule ids are bare UUIDs; injections a flat array of surfaces",
+    "§10.10": "verify answers pending before completion, 403 for another user's session, applies idempotently",
     "§10.2": "top-up bounds and the checkout url",
     "§10.8": "the statement is text/html for the month asked for",
     "§17": "a deprecation is announced with Deprecation, an HTTP-date Sunset and a rel=deprecation Link",

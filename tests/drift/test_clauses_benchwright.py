@@ -15,7 +15,7 @@ fingerprint, §4.11 pause and resume, §5.1#8 the events page size, §5.2 the st
 sample count and phases, §5.3 event identity, §3.5 the filter operators and sorts, §4.2.1 the
 natural-language launch's keys, §4.2.2 the pinned row, §4.2.4 the launch answer, §9.1 the
 secret list's rules and injections, §6.5 the report route's gate, §9.4 deleting
-a secret."""
+a secret, §10.10 verifying a checkout."""
 
 from __future__ import annotations
 
@@ -444,6 +444,34 @@ def _auto_entries_kept(app):
     return SharedRewrite(app, answer)
 
 
+def _verify_answer(drifted: Callable[[int, Any], tuple[int, Any] | None]):
+    """`POST /v1/billing/verify-subscription` answers `drifted(status, body)` where that is not None."""
+
+    def answer(scope, request, status, headers, raw):
+        if scope["method"] != "POST" or scope["path"] != "/v1/billing/verify-subscription":
+            return None
+        out = drifted(status, orjson.loads(raw) if raw.startswith(b"{") else None)
+        if out is None:
+            return None
+        kept = [(k, v) for k, v in headers if k not in (b"content-type",)]
+        return _encoded(out[0], [*kept, (b"content-type", b"application/json")], out[1])
+
+    return lambda app: SharedRewrite(app, answer)
+
+
+def _second_verify_conflicts():
+    applied: list[bool] = []
+
+    def drifted(status, body):
+        if isinstance(body, dict) and body.get("ok") is True:
+            if applied:
+                return 409, {"error": "already applied"}
+            applied.append(True)
+        return None
+
+    return _verify_answer(drifted)
+
+
 def _replay_from_the_run_sent(run, request):
     run["forked_from"] = request["replay"]["from_run"]
 
@@ -658,6 +686,10 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
      lambda app: Rewrite(app, set_status(200, lambda s, st: re.match(r"^/v1/secrets/[^/]+$", s["path"]) is not None
                                          and s["method"] == "DELETE" and st == 204)), RULE_ROUTES),
     ("vault", "§9.4#2", "auto-entries-kept", _auto_entries_kept, RULE_ROUTES),
+    ("billing", "§10.10#2", "another-users-session-pending",
+     lambda app: _verify_answer(lambda st, b: (200, {"ok": False, "reason": "pending"}) if st == 403 else None)(app),
+     SUBSCRIPTION),
+    ("billing", "§10.10#3", "second-verify-conflicts", lambda app: _second_verify_conflicts()(app), SUBSCRIPTION),
 ]  # fmt: skip
 
 

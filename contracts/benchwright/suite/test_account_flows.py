@@ -228,7 +228,8 @@ def test_statement_is_html_for_the_month(client):
 def test_subscription_and_verification(client, target, policy, mock_only):
     """§10.9: a failure is a legacy `{"error"}` body, `free` is an idempotent ack and a paid
     tier answers a checkout `url`; §10.10: verifying that checkout before it completes is
-    `{ok: false, reason: pending}`."""
+    `{ok: false, reason: pending}` (§10.10#1, `billing.verify`), another user's is 403 (§10.10#2), and a
+    completed one applies idempotently: verified twice, both answer ok with the tier (§10.10#3)."""
     require(policy, "changeSubscription")
     bad = client.post("/v1/billing/subscription", json={"tier": "platinum"})
     body = body_of(bad) or {}
@@ -255,6 +256,26 @@ def test_subscription_and_verification(client, target, policy, mock_only):
         "POST /v1/billing/verify-subscription",
         f"an incomplete checkout verified as {verify.status_code} {body_of(verify)}",
         verify,
+    )
+    user = target.control_post("/users", {"tier": "free", "balance_cents": 10_000}).json()
+    other = client.with_token(target.mint(["full"], user_id=user["id"]))
+    theirs = other.post("/v1/billing/verify-subscription", json={"session_id": _checkout_id(url)})
+    expect(
+        theirs.status_code == 403,
+        "§10.10#2",
+        "POST /v1/billing/verify-subscription",
+        f"another user's checkout verified as {theirs.status_code} {body_of(theirs)}",
+        theirs,
+    )
+    own = str((body_of(other.post("/v1/billing/subscription", json={"tier": "entry"})) or {}).get("url") or "")
+    target.control_post(f"/checkout/{_checkout_id(own)}/complete").raise_for_status()
+    answers = [other.post("/v1/billing/verify-subscription", json={"session_id": _checkout_id(own)}) for _ in range(2)]
+    expect(
+        [body_of(answer) for answer in answers] == [{"ok": True, "tier": "entry"}] * 2,
+        "§10.10#3",
+        "POST /v1/billing/verify-subscription",
+        f"a completed checkout verified twice as {[(a.status_code, body_of(a)) for a in answers]}",
+        answers[-1],
     )
 
 
