@@ -40,6 +40,9 @@ CLAUSES = [
     Clause("§2.2#2", "registry reads serve an anonymous caller", via=("visibility.anonymous",)),
     Clause("§2.2#3", "a public or unlisted run's read surface serves an anonymous caller"),
     Clause("§2.2#4", "a private run's read surface never serves an anonymous caller"),
+    # §2.3 Provider credentials
+    Clause("§2.3#1", "rotating a provider key in the Secrets API leaves the PAT working"),
+    Clause("§2.3#2", "rotating a PAT leaves the provider secrets untouched"),
     # §2.4 Token lifecycle
     Clause("§2.4#1", "GET /v1/tokens/me answers with a PAT: auth type, user id, email, role, full access"),
     Clause("§2.4#2", "GET /v1/tokens/me lists exactly the scopes this token holds"),

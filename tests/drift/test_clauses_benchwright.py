@@ -15,7 +15,8 @@ fingerprint, §4.11 pause and resume, §5.1#8 the events page size, §5.2 the st
 sample count and phases, §5.3 event identity, §3.5 the filter operators and sorts, §4.2.1 the
 natural-language launch's keys, §4.2.2 the pinned row, §4.2.4 the launch answer, §9.1 the
 secret list's rules and injections, §6.5 the report route's gate, §9.4 deleting
-a secret, §10.10 verifying a checkout."""
+a secret, §10.10 verifying a checkout,
+§2.3's vice versa (a PAT rotation keeps the secrets)."""
 
 from __future__ import annotations
 
@@ -472,6 +473,20 @@ def _second_verify_conflicts():
     return _verify_answer(drifted)
 
 
+def _pat_rotation_drops_the_secrets(app):
+    """Rotating a PAT drops the provider secrets, as if they were tied to it."""
+    rotated: list[bool] = []
+
+    def answer(scope, request, status, headers, raw):
+        if scope["method"] == "POST" and scope["path"].endswith(":rotate") and status == 200:
+            rotated.append(True)
+        elif rotated and scope["method"] == "GET" and scope["path"] == "/v1/secrets" and raw.startswith(b"{"):
+            return _encoded(status, headers, {**orjson.loads(raw), "data": []})
+        return None
+
+    return SharedRewrite(app, answer)
+
+
 def _replay_from_the_run_sent(run, request):
     run["forked_from"] = request["replay"]["from_run"]
 
@@ -577,7 +592,7 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("credentials", "§2.1#2", "rotation-answers-another-id", answer(r":rotate$", _rotated_under_another_id, "POST"),
      ROTATION),
     ("credentials", "§2.1#3", "last-used-never-set", answer(r"^/v1/tokens$", _never_used), ROTATION),
-    ("teams", "§2.3", "secret-rotation-revokes-the-pat", _rotation_revokes_the_pat, PROVIDER_KEY),
+    ("teams", "§2.3#1", "secret-rotation-revokes-the-pat", _rotation_revokes_the_pat, PROVIDER_KEY),
     ("teams", "§2.5#1", "owner-without-a-team", answer(r"^/v1/teams/me$", _owner_without_team), TEAM),
     ("teams", "§2.5#2", "payer-dropped", answer(r"^/v1/secrets$", _payer_dropped), TEAM),
     ("teams", "§2.5#3", "second-team-created",
@@ -690,6 +705,7 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
      lambda app: _verify_answer(lambda st, b: (200, {"ok": False, "reason": "pending"}) if st == 403 else None)(app),
      SUBSCRIPTION),
     ("billing", "§10.10#3", "second-verify-conflicts", lambda app: _second_verify_conflicts()(app), SUBSCRIPTION),
+    ("credentials", "§2.3#2", "pat-rotation-drops-the-secrets", _pat_rotation_drops_the_secrets, ROTATION),
 ]  # fmt: skip
 
 
