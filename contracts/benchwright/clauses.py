@@ -287,6 +287,13 @@ CLAUSES = [
     # §8.1 the registry summary
     Clause("§8.1#1", "each summary row's counters are what the full tree holds", via=("registry.summary",)),
     Clause("§8.1#2", "facets and agg appear only with counts=1"),
+    # §8.2 GET /v1/registry/benchmarks/{id}
+    Clause("§8.2#1", "the detail lists the subsets and impls the catalog tree shows", via=("registry.detail",)),
+    Clause("§8.2#2", "it carries native and derived leaderboards per subset"),
+    Clause("§8.2#3", "it carries covering-run counts per subset"),
+    Clause("§8.2#4", "it carries index spans per subset"),
+    Clause("§8.2#5", "per-task content and the difficulty distribution are not in it (fetched separately)"),
+    # (per-user range names are "any": nothing to hold a server to)
     # §8.3 first-class reads
     Clause("§8.3#1", "stats count what the tree holds; the distribution has a row per sample", via=("registry.reads",)),
     Clause("§8.3#2", "dataset/info is the dataset's rows and size; the dataset is a JSONL attachment"),
@@ -471,6 +478,7 @@ SECTIONS = {
     "§3.9": "errors are problem+json",
     "§3.5": "filter operators (exact, in:, bounds, patterns), sorts, unknown keys ignored",
     "§6.5": "the report route redirects to the first report and is gated by run visibility only",
+    "§8.2": "a benchmark's detail: subsets and impls, leaderboards, coverage and spans per subset, no task content",
     "§9.4": "deleting a secret is 204, withdraws its auto entries and keeps the user's own",
     "§9.1": "secret values never surface; rule ids are bare UUIDs; injections a flat array of surfaces",
     "§10.10": "verify answers pending before completion, 403 for another user's session, applies idempotently",

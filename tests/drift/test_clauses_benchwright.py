@@ -16,7 +16,7 @@ sample count and phases, §5.3 event identity, §3.5 the filter operators and so
 natural-language launch's keys, §4.2.2 the pinned row, §4.2.4 the launch answer, §9.1 the
 secret list's rules and injections, §6.5 the report route's gate, §9.4 deleting
 a secret, §10.10 verifying a checkout,
-§2.3's vice versa (a PAT rotation keeps the secrets)."""
+§2.3's vice versa (a PAT rotation keeps the secrets), §8.2 the benchmark detail."""
 
 from __future__ import annotations
 
@@ -129,6 +129,7 @@ NL_KEYS = check(test_launch_modes.test_natural_language_launch_keys, "client", "
 PINNED_ROW = check(
     test_launch_modes.test_pinned_launch_resolves_the_catalog_row, "client", "target", "policy", "mock_only"
 )
+DETAIL = check(test_registry.test_detail_lists_the_tree, "client")
 HALT = check(test_lifecycle.test_halt_and_pause_answer_as_documented, "client", "target", "policy", "mock_only")
 
 # -- drifts ----------------------------------------------------------------------------------------------
@@ -487,6 +488,27 @@ def _pat_rotation_drops_the_secrets(app):
     return SharedRewrite(app, answer)
 
 
+BENCHMARK = r"^/v1/registry/benchmarks/[^/]+$"
+
+
+def _derived_dropped(scope, body):
+    for row in body.get("leaderboards") or []:
+        row.pop("derived", None)
+
+
+def _coverage_as_text(scope, body):
+    for row in body.get("coverage") or []:
+        row["covering_runs"] = str(row.get("covering_runs"))
+
+
+def _spans_dropped(scope, body):
+    body["index_spans"] = []
+
+
+def _distribution_inlined(scope, body):
+    body["distribution"] = [{"index": 0, "difficulty": 0.5}]
+
+
 def _replay_from_the_run_sent(run, request):
     run["forked_from"] = request["replay"]["from_run"]
 
@@ -706,6 +728,10 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
      SUBSCRIPTION),
     ("billing", "§10.10#3", "second-verify-conflicts", lambda app: _second_verify_conflicts()(app), SUBSCRIPTION),
     ("credentials", "§2.3#2", "pat-rotation-drops-the-secrets", _pat_rotation_drops_the_secrets, ROTATION),
+    ("registry", "§8.2#2", "derived-leaderboard-dropped", answer(BENCHMARK, _derived_dropped), DETAIL),
+    ("registry", "§8.2#3", "covering-runs-as-text", answer(BENCHMARK, _coverage_as_text), DETAIL),
+    ("registry", "§8.2#4", "index-spans-dropped", answer(BENCHMARK, _spans_dropped), DETAIL),
+    ("registry", "§8.2#5", "distribution-inlined", answer(BENCHMARK, _distribution_inlined), DETAIL),
 ]  # fmt: skip
 
 
@@ -751,6 +777,7 @@ CHECKS = {
     "filter-ops": FILTER_OPS,
     "nl-keys": NL_KEYS,
     "pinned-row": PINNED_ROW,
+    "detail": DETAIL,
 }
 
 
