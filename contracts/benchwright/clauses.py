@@ -4,7 +4,7 @@ its id (`"§2.4#1"`) or one of the suite claim ids the clause lists in `via` (th
 checks assert exactly that clause), so a suite claim names at most one clause.
 
 Sections are walked in the reference's order. A section whose clauses are not listed is read as
-one statement, the one its checks assert (docs/benchwright.md names those that state more)."""
+one statement, the one its checks assert (docs/benchwright.md names them and why)."""
 
 from __future__ import annotations
 
