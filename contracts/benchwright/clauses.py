@@ -165,8 +165,10 @@ CLAUSES = [
     Clause("§4.2.1#14", "harness synonyms resolve to their harness (scratch is benchwright)"),
     Clause("§4.2.1#15", "an omitted harness is inferred from the metadata.<x>_harness object present"),
     Clause("§4.2.1#16", "metadata.limit caps Materialize to the first N samples"),
+    Clause("§4.2.1#17", "metadata.publish_on_complete flips the run public once it finalizes ok"),
+    Clause("§4.2.1#18", "a publish_on_complete run that errors stays private"),
     # (not split out yet: task versus run ceilings, the limit_exceeded halt reason, proxy_linger clamping,
-    # publish_on_complete, the legacy limit spellings; read under §4.2.1's other clauses)
+    # the legacy limit spellings; read under §4.2.1's other clauses)
     # §4.2.2 Pinned benchmark launch (two launch modes at once and an unknown id are §4.2.5#1 and #2)
     Clause("§4.2.2#1", "a pinned launch runs that catalog benchmark"),
     Clause("§4.2.2#2", "the launcher writes the synthetic request `Run <name>`"),

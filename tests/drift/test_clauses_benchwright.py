@@ -732,6 +732,12 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("registry", "§8.2#3", "covering-runs-as-text", answer(BENCHMARK, _coverage_as_text), DETAIL),
     ("registry", "§8.2#4", "index-spans-dropped", answer(BENCHMARK, _spans_dropped), DETAIL),
     ("registry", "§8.2#5", "distribution-inlined", answer(BENCHMARK, _distribution_inlined), DETAIL),
+    ("launch", "§4.2.1#17", "published-run-stays-private",
+     _launches(b'"publish_on_complete"', lambda run, request: run.__setitem__("visibility", "private")
+               if run.get("status") == "ok" else None), NL_KEYS),
+    ("launch", "§4.2.1#18", "erring-run-published",
+     _launches(b'"mock_outcome"', lambda run, request: run.__setitem__("visibility", "public")
+               if run.get("status") == "error" else None), NL_KEYS),
 ]  # fmt: skip
 
 

@@ -206,7 +206,8 @@ def test_natural_language_launch_keys(client, target, policy):
     `bridge` key); then what an accepted launch reads back: the backend chosen by `compute` (§4.2.1#5), no
     `metadata` on the run (§4.2.1#10), the old `operator` and `agent` keys pinning no Driver (§4.2.1#11),
     a harness synonym resolved (§4.2.1#14), the harness inferred from `metadata.<x>_harness` (§4.2.1#15),
-    `metadata.limit` capping the sample count (§4.2.1#16)."""
+    `metadata.limit` capping the sample count (§4.2.1#16); on the mock, `publish_on_complete` flipping an ok
+    run public (§4.2.1#17) and leaving an erring one private (§4.2.1#18)."""
     require(policy, "launchRun")
     for clause, change, status, code in NL_REFUSALS:
         response = client.post("/v1/runs", json=_launch_body(change))
@@ -239,6 +240,31 @@ def test_natural_language_launch_keys(client, target, policy):
         read = client.get(f"/v1/runs/{(body_of(response) or {}).get('id')}")
         run = body_of(read) or {}
         expect(holds(run), clause, "GET /v1/runs/{id}", f"a launch with {change} reads back {run!r:.300}", read)
+    if target.control:  # the runs must finalize: the mock's clock, and its erring outcome
+        _publish_on_complete(client, target)
+
+
+def _publish_on_complete(client, target) -> None:
+    """§4.2.1#17: `metadata.publish_on_complete` flips the run public once it finalizes ok;
+    §4.2.1#18: one that errors stays private."""
+    ok = client.post("/v1/runs", json=_launch_body({"metadata": {"publish_on_complete": True}}))
+    failed = client.post(
+        "/v1/runs", json=_launch_body({"metadata": {"publish_on_complete": True, "mock_outcome": "error"}})
+    )
+    advance(target, 600)
+    for clause, launched, status, visibility in (
+        ("§4.2.1#17", ok, "ok", "public"),
+        ("§4.2.1#18", failed, "error", "private"),
+    ):
+        read = client.get(f"/v1/runs/{(body_of(launched) or {}).get('id')}")
+        run = body_of(read) or {}
+        expect(
+            run.get("status") != status or run.get("visibility") == visibility,
+            clause,
+            "GET /v1/runs/{id}",
+            f"a publish_on_complete run that finalized {run.get('status')} reads visibility {run.get('visibility')!r}",
+            read,
+        )
 
 
 def test_pinned_launch_resolves_the_catalog_row(client, target, policy, mock_only):
