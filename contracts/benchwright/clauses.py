@@ -4,7 +4,7 @@ its id (`"§2.4#1"`) or one of the suite claim ids the clause lists in `via` (th
 checks assert exactly that clause), so a suite claim names at most one clause.
 
 Sections are walked in the reference's order. A section whose clauses are not listed is read as
-one statement, the one its checks assert (docs/benchwright.md names those that state more)."""
+one statement, the one its checks assert (docs/benchwright.md names them and why)."""
 
 from __future__ import annotations
 
@@ -40,6 +40,9 @@ CLAUSES = [
     Clause("§2.2#2", "registry reads serve an anonymous caller", via=("visibility.anonymous",)),
     Clause("§2.2#3", "a public or unlisted run's read surface serves an anonymous caller"),
     Clause("§2.2#4", "a private run's read surface never serves an anonymous caller"),
+    # §2.3 Provider credentials
+    Clause("§2.3#1", "rotating a provider key in the Secrets API leaves the PAT working"),
+    Clause("§2.3#2", "rotating a PAT leaves the provider secrets untouched"),
     # §2.4 Token lifecycle
     Clause("§2.4#1", "GET /v1/tokens/me answers with a PAT: auth type, user id, email, role, full access"),
     Clause("§2.4#2", "GET /v1/tokens/me lists exactly the scopes this token holds"),
@@ -82,7 +85,17 @@ CLAUSES = [
     Clause("§3.4#3", "an omitted limit means the default page size", via=("pagination.default",)),
     Clause("§3.4#4", "a cursor page reports no total"),
     Clause("§3.4#5", "has_more comes with a next_page_token, and only then"),
-    # §3.5 Filtering and sorting: one statement the suite asserts (unknown filter keys are ignored)
+    # §3.5 Filtering and sorting (checked on the run list, which declares them)
+    Clause("§3.5#1", "a value with no recognized prefix is an exact match"),
+    Clause("§3.5#2", "in: is set membership"),
+    Clause("§3.5#3", "gte: and lte: bound inclusively"),
+    Clause("§3.5#4", "gt: and lt: bound strictly"),
+    Clause("§3.5#5", "like: is a case-sensitive pattern"),
+    Clause("§3.5#6", "ilike: is a case-insensitive pattern"),
+    Clause("§3.5#7", "sort orders by its key, a leading - reverses"),
+    Clause("§3.5#8", "a comma list of sort keys orders the ties of one key by the next"),
+    Clause("§3.5#9", "unknown filter keys are silently ignored, not rejected", via=("filters.unknown",)),
+    # (its last statement, no general search operator, is §3.5#9 on an undeclared ?q=: ignored like any key)
     # §3.6 Partial responses and expansion
     Clause("§3.6#1", "an unknown ?expand= key on the balance is 400 unknown_filter_field"),
     Clause("§3.6#2", "?expand= on the balance adds each named key"),
@@ -132,6 +145,47 @@ CLAUSES = [
         via=("lifecycle.display_status",),
     ),
     Clause("§4.1.1#2", "a run's incurred and billed costs are the sums of their parts (§4.1)", via=("runs.cost",)),
+    # §4.2.1 Natural-language launch
+    Clause("§4.2.1#1", "a natural-language launch (`request`) is accepted"),
+    Clause(
+        "§4.2.1#2",
+        "an explicit driver pin that is neither a priced Gemini model nor openrouter:// is 403 admin_required",
+    ),
+    Clause("§4.2.1#3", "a phase_models spec is held to the driver rule, with the same 403 admin_required"),
+    Clause("§4.2.1#4", "an unknown compute value is 400 invalid_argument"),
+    Clause("§4.2.1#5", "the chosen compute backend is stamped on the run as backend"),
+    Clause("§4.2.1#6", "a model.provider other than the pinnable ones is 400 unknown_provider"),
+    Clause("§4.2.1#7", "an unrecognized trials aggregator is 400 unknown_aggregator"),
+    Clause("§4.2.1#8", "a limit the platform does not enforce (attempt.cost) is refused with 400"),
+    Clause("§4.2.1#9", "metadata.autonomous without a model pin is 400 autonomous_model_required"),
+    Clause("§4.2.1#10", "metadata is not persisted: the run resource does not return it"),
+    Clause("§4.2.1#11", "the old operator and agent keys pin no Driver"),
+    Clause("§4.2.1#12", "an unknown harness is 400 unknown_harness"),
+    Clause("§4.2.1#13", "the old bridge key is 400 bridge_renamed_to_harness"),
+    Clause("§4.2.1#14", "harness synonyms resolve to their harness (scratch is benchwright)"),
+    Clause("§4.2.1#15", "an omitted harness is inferred from the metadata.<x>_harness object present"),
+    Clause("§4.2.1#16", "metadata.limit caps Materialize to the first N samples"),
+    Clause("§4.2.1#17", "metadata.publish_on_complete flips the run public once it finalizes ok"),
+    Clause("§4.2.1#18", "a publish_on_complete run that errors stays private"),
+    # (not split out yet: task versus run ceilings, the limit_exceeded halt reason, proxy_linger clamping,
+    # the legacy limit spellings; read under §4.2.1's other clauses)
+    # §4.2.2 Pinned benchmark launch (two launch modes at once and an unknown id are §4.2.5#1 and #2)
+    Clause("§4.2.2#1", "a pinned launch runs that catalog benchmark"),
+    Clause("§4.2.2#2", "the launcher writes the synthetic request `Run <name>`"),
+    Clause("§4.2.2#3", "the catalog id with or without the bm_ prefix, or the exact name, pins the one row"),
+    # §4.2.3 Replay launch
+    Clause("§4.2.3#1", "a replay shares its parent's benchmark, subset and impl"),
+    Clause("§4.2.3#2", "a replay of a fork replays from its root: the new run's forked_from names the root"),
+    Clause("§4.2.3#3", "a replay without model runs the parent's model (the noise check)"),
+    Clause("§4.2.3#4", "a replay with a model runs that model (the cross-model A/B)"),
+    Clause("§4.2.3#5", "a replay pins the parent's sample count, not the subset's current size"),
+    Clause("§4.2.3#6", "a replay re-runs Attach, Materialize and Report and inherits the phases before"),
+    # §4.2.4 Response
+    Clause(
+        "§4.2.4#1", "every launch mode answers one 202 shape: id, status launching, mode, links.self and links.events"
+    ),
+    Clause("§4.2.4#2", "there is no cost estimate on the launch response"),
+    # (sandbox_id and links.dashboard are present "when known": nothing a client can hold a server to)
     # §4.2.5 preflight errors
     Clause("§4.2.5#1", "two launch modes at once is 400 invalid_argument"),
     Clause("§4.2.5#2", "an unknown pinned benchmark is 404 benchmark_not_found"),
@@ -191,6 +245,12 @@ CLAUSES = [
     Clause("§5.2#2", "`id:` is the bare seq, `event:` the type, folded into data as `type`", via=("sse.shape",)),
     Clause("§5.2#3", "a terminal run's stream ends with run.finished and closes", via=("sse.finish",)),
     Clause("§5.2#4", "keep-alives are `event: ping` at the documented interval", via=("sse.keepalive",)),
+    # §5.3 Event identity and ordering
+    Clause("§5.3#1", "(run_id, seq) is unique and seq ascends within a run", via=("sse.dedupe",)),
+    Clause("§5.3#2", "event ids are unique across runs"),
+    Clause("§5.3#3", "an event keeps its id across reads, so overlapping polls and reconnects dedupe by it"),
+    Clause("§5.3#4", "a polling id sent as Last-Event-ID does not parse: the stream replays the whole run, no error"),
+    # (§5.3's "resume from seq" is §5.2#1 and §5.1#2; "not monotonic across runs" promises nothing)
     # §6.1 artifacts list
     Clause("§6.1#1", "the type filter returns only that type", via=("artifacts.filter",)),
     Clause("§6.1#2", "every row carries seq, invocation and its content URL", via=("artifacts.listing",)),
@@ -209,6 +269,11 @@ CLAUSES = [
         via=("artifacts.fingerprint",),
     ),
     Clause("§6.4#2", "each component is the event at its seq, and its canonical string parses back to its data"),
+    # §6.5 GET /v1/runs/{id}/report (the content's rules are §6.3's)
+    Clause(
+        "§6.5#1", "the report route is 302 to the content of the lowest-seq report artifact", via=("artifacts.report",)
+    ),
+    Clause("§6.5#2", "the report route is gated by run visibility only: a public run's serves an anonymous caller"),
     # §7.1 tasks
     Clause("§7.1#1", "the passed filter returns only rows with that passed", via=("tasks.filter",)),
     Clause("§7.1#2", "error_class is derived, never null, one of the documented buckets", via=("tasks.error_class",)),
@@ -224,6 +289,13 @@ CLAUSES = [
     # §8.1 the registry summary
     Clause("§8.1#1", "each summary row's counters are what the full tree holds", via=("registry.summary",)),
     Clause("§8.1#2", "facets and agg appear only with counts=1"),
+    # §8.2 GET /v1/registry/benchmarks/{id}
+    Clause("§8.2#1", "the detail lists the subsets and impls the catalog tree shows", via=("registry.detail",)),
+    Clause("§8.2#2", "it carries native and derived leaderboards per subset"),
+    Clause("§8.2#3", "it carries covering-run counts per subset"),
+    Clause("§8.2#4", "it carries index spans per subset"),
+    Clause("§8.2#5", "per-task content and the difficulty distribution are not in it (fetched separately)"),
+    # (per-user range names are "any": nothing to hold a server to)
     # §8.3 first-class reads
     Clause("§8.3#1", "stats count what the tree holds; the distribution has a row per sample", via=("registry.reads",)),
     Clause("§8.3#2", "dataset/info is the dataset's rows and size; the dataset is a JSONL attachment"),
@@ -266,6 +338,10 @@ CLAUSES = [
         "a handle resolves or refuses: a shared name is 409 ambiguous, a run-projected subset"
         " 404 not_authored, an unknown one 404",
     ),
+    # §9.1 GET /v1/secrets (meta.payer is §2.5#2)
+    Clause("§9.1#1", "secret values never surface", via=("secrets.no_value",)),
+    Clause("§9.1#2", "rule ids are bare UUIDs"),
+    Clause("§9.1#3", "injections is a flat array of surfaces, product_sandbox or operator"),
     # §9.2 POST /v1/secrets
     Clause("§9.2#1", "inline rules are validated (inject kinds, identifier names)", via=("secrets.rules",)),
     Clause("§9.2#2", "a blank inline rule is skipped"),
@@ -274,6 +350,12 @@ CLAUSES = [
     # §9.3 rotation
     Clause("§9.3#1", "PATCH answers {id}", via=("secrets.rotation",)),
     Clause("§9.3#2", "a PATCH without value only relabels"),
+    # §9.4 Deleting a secret
+    Clause("§9.4#1", "DELETE is 204 and the secret, with its rules, leaves the list"),
+    Clause("§9.4#2", "the host-policy entries the secret's rules added (auto_from_secret) are withdrawn"),
+    Clause("§9.4#3", "a user entry for a host a rule also names survives", via=("secrets.delete",)),
+    # (not yet asserted: the next launch needing the deleted credential is 412 no_provider_secret; it
+    # needs the account's provider key deleted, which the suite does not do)
     # §9.5 managing rules independently
     Clause("§9.5#1", "a rule POST answers 201 with a one-element array", via=("secrets.rule_routes",)),
     Clause("§9.5#2", "the added rule's host is allowed in the host policy (auto_from_secret)"),
@@ -311,6 +393,9 @@ CLAUSES = [
     # §10.1 balance
     Clause("§10.1#1", "the balance is the newest ledger row's balance_after"),
     Clause("§10.1#2", "month_spent is the month's debits"),
+    # §10.2 top-ups
+    Clause("§10.2#1", "amount_cents outside 500..5,000,000 is refused", via=("billing.topup_bounds",)),
+    Clause("§10.2#2", "a top-up within the bounds answers the hosted checkout url"),
     # §10.3 top-up status
     Clause(
         "§10.3#1",
@@ -328,10 +413,17 @@ CLAUSES = [
     Clause("§10.7#1", "the export is an RFC 4180 CSV attachment with a filename", via=("billing.export",)),
     Clause("§10.7#2", "it holds one row per ledger entry"),
     Clause("§10.7#3", "type=runs exports per-run rows"),
+    # §10.8 statement
+    Clause("§10.8#1", "the statement is text/html", via=("billing.statement",)),
+    Clause("§10.8#2", "the statement is the month asked for"),
     # §10.9 subscription
     Clause("§10.9#1", "subscription failures are legacy {error} bodies", via=("billing.subscription",)),
     Clause("§10.9#2", "tier free is an idempotent ack"),
     Clause("§10.9#3", "a paid tier answers a checkout url"),
+    # §10.10 verify-subscription
+    Clause("§10.10#1", "a checkout not yet complete answers {ok: false, reason: pending}", via=("billing.verify",)),
+    Clause("§10.10#2", "another user's checkout session is 403"),
+    Clause("§10.10#3", "a completed checkout applies idempotently: a second verify is a harmless ok"),
     # §11 Settings
     Clause("§11#1", "only the schema's keys are writable; validated keys refuse bad values", via=("settings.keys",)),
     Clause("§11#2", "a PUT value is what GET returns, until DELETE", via=("settings.roundtrip",)),
@@ -362,6 +454,10 @@ CLAUSES = [
     Clause(
         "§14#1", "an error's code is one the reference documents for the operation", via=("errors.code_documented",)
     ),
+    # §17 deprecation (pre-GA: only the announcement's shape is checkable)
+    Clause("§17#1", "a deprecation is announced with Deprecation: true", via=("deprecation.headers",)),
+    Clause("§17#2", "its Sunset is an HTTP-date"),
+    Clause("§17#3", "its Link carries rel=deprecation"),
 ]
 
 # the sections whose checks raise a drift under the section itself (`Drift("§14", ...)`) or under one of
@@ -382,6 +478,16 @@ SECTIONS = {
     "§3.7": "idempotency keys: replay, conflict, in flight, length, scope, rotation",
     "§3.8": "weak ETags; If-Match enforced where documented, with the current ETag on a 412",
     "§3.9": "errors are problem+json",
+    "§3.5": "filter operators (exact, in:, bounds, patterns), sorts, unknown keys ignored",
+    "§6.5": "the report route redirects to the first report and is gated by run visibility only",
+    "§8.2": "a benchmark's detail: subsets and impls, leaderboards, coverage and spans per subset, no task content",
+    "§9.4": "deleting a secret is 204, withdraws its auto entries and keeps the user's own",
+    "§9.1": "secret values never surface; rule ids are bare UUIDs; injections a flat array of surfaces",
+    "§10.10": "verify answers pending before completion, 403 for another user's session, applies idempotently",
+    "§10.2": "top-up bounds and the checkout url",
+    "§10.8": "the statement is text/html for the month asked for",
+    "§17": "a deprecation is announced with Deprecation, an HTTP-date Sunset and a rel=deprecation Link",
+    "§5.3": "event identity: seq per run, ids unique across runs and stable across reads, a polling id replays",
     "§4.3": "a fork needs a description and records its parent, description, model pin and indices",
     "§4.5": "the run list's status and visibility filters match exactly (and `in:` sets)",
     "§4.4": "GET /v1/runs/{id} and its expansions",

@@ -212,7 +212,10 @@ def anonymous_findings(crawl, path: str, status: int) -> list[tuple[str, str]]:
     if visibility == "private" and 200 <= status < 400:
         return [("§2.2#4", f"a private run's {path} was served to an anonymous caller ({status})")]
     if visibility in ("public", "unlisted") and status in (401, 403, 404):
-        return [("§2.2#3", f"a {visibility} run's {path} refused an anonymous caller ({status})")]
+        refused = [("§2.2#3", f"a {visibility} run's {path} refused an anonymous caller ({status})")]
+        if path.endswith("/report"):  # §6.5: gated by run visibility only, no artifact scope
+            refused.append(("§6.5#2", f"a {visibility} run's report refused an anonymous caller ({status})"))
+        return refused
     return []
 
 
@@ -248,6 +251,7 @@ CRAWL = CrawlHooks(
         "visibility.anonymous",
         "§2.2#3",
         "§2.2#4",
+        "§6.5#2",
         "ids.shape",
         "§3.1#2",
         "§3.1#3",

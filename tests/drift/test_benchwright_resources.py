@@ -471,6 +471,14 @@ def _clear_another_host(scope):
         scope["query_string"] = b"host=nothing.example"
 
 
+def _statement_month_blanked(scope, status, headers, raw):
+    """The statement names no month: every YYYY-MM in it is replaced by another month."""
+    if scope["path"] == "/v1/billing/statement":
+        raw = re.sub(rb"\b20\d\d-\d\d\b", b"1999-01", raw)
+        headers = [(k, str(len(raw)).encode() if k == b"content-length" else v) for k, v in headers]
+    return status, headers, raw
+
+
 def _announce(deprecation: bytes | None, sunset: bytes | None, link: bytes | None):
     def edit(table):
         for name, value in ((b"deprecation", deprecation), (b"sunset", sunset), (b"link", link)):
@@ -723,14 +731,19 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("topup-without-url", "examples", "examples.ci_gate",
      _body(r"^/v1/billing/topups$", lambda s, b: b.pop("url", None) and None, "POST"), CI_GATE),
     ("pass-rate-as-percent", "examples", "examples.ci_gate", _body(r"/tasks$", _pass_rate_percent), CI_GATE),
-    ("deprecation-without-sunset", "stability", "deprecation.headers",
+    ("deprecation-without-sunset", "stability", "§17#2",
      _headers(r"^/v1/runs$", _announce(b"true", None, None)), DEPRECATION),
-    ("sunset-not-a-date", "stability", "deprecation.headers",
+    ("sunset-not-a-date", "stability", "§17#2",
      _headers(r"^/v1/runs$", _announce(b"true", b"next year", b'<https://benchwright.ai/d>; rel="deprecation"')),
      DEPRECATION),
     ("sunset-without-deprecation-link", "stability", "deprecation.headers",
      _headers(r"^/v1/settings$", _announce(None, b"Tue, 01 Jan 2027 00:00:00 GMT", None)), DEPRECATION),
     ("curl-fork-body-refused", "examples", "examples.fork", _form_refused(r"/fork$"), FORK_EXAMPLE),
+    ("deprecation-without-link", "stability", "§17#3",
+     _headers(r"^/v1/runs$", _announce(b"true", b"Tue, 01 Jan 2027 00:00:00 GMT", None)), DEPRECATION),
+    ("topup-answers-no-url", "billing", "§10.2#2",
+     _body(r"^/v1/billing/topups$", lambda s, b: b.pop("url", None) and None, "POST"), BOUNDS),
+    ("statement-of-another-month", "billing", "§10.8#2", lambda app: Rewrite(app, _statement_month_blanked), STATEMENT),
 ]  # fmt: skip
 
 

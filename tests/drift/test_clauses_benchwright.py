@@ -11,7 +11,12 @@ fingerprint, §4.11 pause and resume, §5.1#8 the events page size, §5.2 the st
 §9.2#1 rule validation, §12a#1 an operator runs, §3.10 null versus missing,
 §4.2.5 each preflight refusal, §4.5#2 the visibility filter, §10.9 the subscription's answers,
 §4.6/§4.11 halt, pause and resume, §8.7#2 the same code's impl id, §10.7 the export,
-§9a.2 the launches that skip the serving check, §9.5 the rule routes."""
+§9a.2 the launches that skip the serving check, §9.5 the rule routes, §4.2.3 the replay's root, model,
+sample count and phases, §5.3 event identity, §3.5 the filter operators and sorts, §4.2.1 the
+natural-language launch's keys, §4.2.2 the pinned row, §4.2.4 the launch answer, §9.1 the
+secret list's rules and injections, §6.5 the report route's gate, §9.4 deleting
+a secret, §10.10 verifying a checkout,
+§2.3's vice versa (a PAT rotation keeps the secrets), §8.2 the benchmark detail."""
 
 from __future__ import annotations
 
@@ -19,6 +24,7 @@ import re
 import uuid
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import parse_qsl, urlencode
 
 import orjson
 import pytest
@@ -27,6 +33,7 @@ from contracts.benchwright.suite import (
     test_account_flows,
     test_credentials,
     test_derived,
+    test_filters,
     test_launch_modes,
     test_lifecycle,
     test_local_egress,
@@ -113,6 +120,16 @@ IMPL = check(test_registry.test_impls_are_content_addressed, "client", "policy",
 EXPORT = check(test_account_flows.test_export_is_the_ledger, "client")
 PINNED = check(test_local_egress.test_pinned_launch_needs_a_serving_machine, "client", "target", "policy", "mock_only")
 RULE_ROUTES = check(test_vault.test_rule_routes_and_delete_withdraw_entries, "client", "policy")
+REPLAY = check(
+    test_launch_modes.test_replay_resolves_its_root_model_and_sample_count, "client", "target", "policy", "mock_only"
+)
+EVENT_IDS = check(test_sse.test_event_ids_identify_events_across_runs_and_reads, "client", "target", "finished")
+FILTER_OPS = check(test_filters.test_filter_operators_and_sorts, "client", "target", "policy")
+NL_KEYS = check(test_launch_modes.test_natural_language_launch_keys, "client", "target", "policy")
+PINNED_ROW = check(
+    test_launch_modes.test_pinned_launch_resolves_the_catalog_row, "client", "target", "policy", "mock_only"
+)
+DETAIL = check(test_registry.test_detail_lists_the_tree, "client")
 HALT = check(test_lifecycle.test_halt_and_pause_answer_as_documented, "client", "target", "policy", "mock_only")
 
 # -- drifts ----------------------------------------------------------------------------------------------
@@ -341,6 +358,251 @@ def _rule_delete_ignored(app):
     return Rewrite(app, hook, request)
 
 
+def _encoded(status: int, headers: list, body: Any) -> tuple[int, list, bytes]:
+    out = orjson.dumps(body)
+    kept = [(k, v) for k, v in headers if k != b"content-length"]
+    return status, [*kept, (b"content-length", str(len(out)).encode())], out
+
+
+def _launches(marker: bytes, edit: Callable[[dict[str, Any], dict[str, Any]], None]):
+    """Each read of a run launched with `marker` in its body is edited by `edit(run, launch request)`."""
+
+    def wrap(app):
+        sent: dict[str, dict[str, Any]] = {}
+
+        def answer(scope, request, status, headers, raw):
+            path = scope["path"]
+            if scope["method"] == "POST" and path == "/v1/runs" and status == 202 and marker in request:
+                sent[orjson.loads(raw)["id"]] = orjson.loads(request)
+            elif scope["method"] == "GET" and path.rpartition("/")[2] in sent and raw.startswith(b"{"):
+                body = orjson.loads(raw)
+                edit(body, sent[path.rpartition("/")[2]])
+                return _encoded(status, headers, body)
+            return None
+
+        return SharedRewrite(app, answer)
+
+    return wrap
+
+
+def _replays(edit: Callable[[dict[str, Any], dict[str, Any]], None]):
+    """Each read of a run launched as a replay is edited by `edit(run, launch request)`."""
+    return _launches(b'"replay"', edit)
+
+
+def _set(field: str, value: Any) -> Callable[[dict[str, Any], dict[str, Any]], None]:
+    return lambda run, request: run.__setitem__(field, value)
+
+
+def _prefix_kept(run, request):
+    if str(request.get("benchmark")).startswith("bm_"):
+        run["benchmark_id"] = f"bm_{run.get('benchmark_id')}"
+
+
+def _launch_answer(edit: Callable[[dict[str, Any]], None]):
+    return answer(r"^/v1/runs$", lambda scope, body: edit(body) if body.get("status") == "launching" else None, "POST")
+
+
+def _rule_ids_prefixed(scope, body):
+    for secret in body.get("data") or []:
+        for rule in secret.get("rules") or []:
+            rule["id"] = f"rule_{rule.get('id')}"
+
+
+def _injections_as_objects(scope, body):
+    for secret in body.get("data") or []:
+        secret["injections"] = [{"surface": surface} for surface in secret.get("injections") or []]
+
+
+def _report_needs_a_credential(scope, request, status, headers, raw):
+    """The report route refuses a caller without credentials, whatever the run's visibility."""
+    anonymous = not any(k in (b"authorization", b"cookie") for k, _ in scope.get("headers", []))
+    if scope["method"] == "GET" and scope["path"].endswith("/report") and anonymous:
+        out = orjson.dumps({"type": "about:blank", "title": "Unauthorized", "status": 401, "code": "auth_required",
+                            "detail": "sign in to read this report"})  # fmt: skip
+        kept = [(k, v) for k, v in headers if k not in (b"location", b"content-length", b"content-type")]
+        return 401, [*kept, (b"content-type", b"application/problem+json"), (b"content-length", b"%d" % len(out))], out
+    return None
+
+
+def _auto_entries_kept(app):
+    """Deleting a secret leaves the host-policy entries its rules added."""
+    seen: dict[str, dict[str, Any]] = {}
+    deleted: list[bool] = []
+
+    def answer(scope, request, status, headers, raw):
+        if scope["method"] == "DELETE" and re.match(r"^/v1/secrets/[^/]+$", scope["path"]) and status == 204:
+            deleted.append(True)
+        elif scope["method"] == "GET" and scope["path"] == "/v1/host-policy" and raw.startswith(b"{"):
+            body = orjson.loads(raw)
+            rows = body.get("data") or []
+            seen.update({row["host_pattern"]: row for row in rows if row.get("source") == "auto_from_secret"})
+            if deleted:
+                present = {row.get("host_pattern") for row in rows}
+                body["data"] = rows + [row for host, row in seen.items() if host not in present]
+                return _encoded(status, headers, body)
+        return None
+
+    return SharedRewrite(app, answer)
+
+
+def _verify_answer(drifted: Callable[[int, Any], tuple[int, Any] | None]):
+    """`POST /v1/billing/verify-subscription` answers `drifted(status, body)` where that is not None."""
+
+    def answer(scope, request, status, headers, raw):
+        if scope["method"] != "POST" or scope["path"] != "/v1/billing/verify-subscription":
+            return None
+        out = drifted(status, orjson.loads(raw) if raw.startswith(b"{") else None)
+        if out is None:
+            return None
+        kept = [(k, v) for k, v in headers if k not in (b"content-type",)]
+        return _encoded(out[0], [*kept, (b"content-type", b"application/json")], out[1])
+
+    return lambda app: SharedRewrite(app, answer)
+
+
+def _second_verify_conflicts():
+    applied: list[bool] = []
+
+    def drifted(status, body):
+        if isinstance(body, dict) and body.get("ok") is True:
+            if applied:
+                return 409, {"error": "already applied"}
+            applied.append(True)
+        return None
+
+    return _verify_answer(drifted)
+
+
+def _pat_rotation_drops_the_secrets(app):
+    """Rotating a PAT drops the provider secrets, as if they were tied to it."""
+    rotated: list[bool] = []
+
+    def answer(scope, request, status, headers, raw):
+        if scope["method"] == "POST" and scope["path"].endswith(":rotate") and status == 200:
+            rotated.append(True)
+        elif rotated and scope["method"] == "GET" and scope["path"] == "/v1/secrets" and raw.startswith(b"{"):
+            return _encoded(status, headers, {**orjson.loads(raw), "data": []})
+        return None
+
+    return SharedRewrite(app, answer)
+
+
+BENCHMARK = r"^/v1/registry/benchmarks/[^/]+$"
+
+
+def _derived_dropped(scope, body):
+    for row in body.get("leaderboards") or []:
+        row.pop("derived", None)
+
+
+def _coverage_as_text(scope, body):
+    for row in body.get("coverage") or []:
+        row["covering_runs"] = str(row.get("covering_runs"))
+
+
+def _spans_dropped(scope, body):
+    body["index_spans"] = []
+
+
+def _distribution_inlined(scope, body):
+    body["distribution"] = [{"index": 0, "difficulty": 0.5}]
+
+
+def _replay_from_the_run_sent(run, request):
+    run["forked_from"] = request["replay"]["from_run"]
+
+
+def _replay_other_model(run, request):
+    if "model" not in request:
+        run["model"] = {**run.get("model", {}), "identifier": "openai/gpt-4o"}
+
+
+def _replay_keeps_parent_model(run, request):
+    if "model" in request:
+        run["model"] = {**run.get("model", {}), "identifier": "qwen/qwen3-32b"}
+
+
+def _replay_current_size(run, request):
+    run["task_count"] = (run.get("task_count") or 0) + 7
+
+
+def _replay_reruns_find(run, request):
+    if isinstance(run.get("phase_breakdown"), list):
+        run["phase_breakdown"].insert(0, {"phase": "find", "invocation": 1, "duration_ms": 4000})
+
+
+def _replay_impl_changed(scope, body):
+    if body.get("forked_from") and body.get("impl_id"):
+        body["impl_id"] = "imp_other:000000000000"
+
+
+EVENTS = r"^/v1/runs/[^/]+/events$"
+
+
+def _ids_by_seq(scope, body):
+    """Event ids that name only the seq: unique within a run, shared across runs."""
+    for row in body.get("data") or []:
+        row["id"] = f"ev_{row.get('seq')}"
+
+
+def _ids_per_read(app):
+    """Each read mints the events fresh ids: the same event changes id from one poll to the next."""
+    reads = iter(range(1, 1 << 30))
+
+    def edit(scope, body):
+        read = next(reads)
+        for row in body.get("data") or []:
+            row["id"] = f"{row.get('id')}.{read}"
+
+    return answer(EVENTS, edit)(app)
+
+
+def _polling_id_parsed(scope):
+    """A polling id in Last-Event-ID is read for a seq (resuming part-way) instead of replaying the run."""
+    if scope["path"].endswith("/events:stream"):
+        scope["headers"] = [
+            (k, b"2" if k == b"last-event-id" and not v.isdigit() else v) for k, v in scope.get("headers", [])
+        ]
+
+
+def _run_query(edit: Callable[[str, str], str | None]):
+    """The run list's query rewritten parameter by parameter: `edit(name, value)` -> the value sent, None drops it."""
+
+    def hook(scope):
+        if scope["path"] != "/v1/runs" or scope["method"] != "GET":
+            return
+        query = []
+        for name, value in parse_qsl(scope.get("query_string", b"").decode()):
+            sent = edit(name, value)
+            if sent is not None:
+                query.append((name, sent))
+        scope["query_string"] = urlencode(query).encode()
+
+    return lambda app: Drifted(app, request=hook)
+
+
+def _prefix(name: str, old: str, new: str):
+    """`?name=old:...` is served as `?name=new:...`."""
+    return _run_query(lambda key, value: new + value[len(old) :] if key == name and value.startswith(old) else value)
+
+
+def _exact_ignored(name, value):
+    return None if name == "status" and ":" not in value else value
+
+
+def _in_first_only(name, value):
+    return value.removeprefix("in:").split(",")[0] if name == "status" and value.startswith("in:") else value
+
+
+def _reverse_ignored(name, value):
+    return value.lstrip("-") if name == "sort" and "," not in value else value
+
+
+def _later_keys_ignored(name, value):
+    return value.split(",")[0] if name == "sort" else value
+
+
 FINISHED = re.compile(rb"(?:id: \d+\r?\n)?event: run\.finished\r?\n(?:data: [^\n]*\r?\n)*\r?\n")
 SSE_ID = re.compile(rb"^id: (\d+)", re.MULTILINE)
 
@@ -352,7 +614,7 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("credentials", "§2.1#2", "rotation-answers-another-id", answer(r":rotate$", _rotated_under_another_id, "POST"),
      ROTATION),
     ("credentials", "§2.1#3", "last-used-never-set", answer(r"^/v1/tokens$", _never_used), ROTATION),
-    ("teams", "§2.3", "secret-rotation-revokes-the-pat", _rotation_revokes_the_pat, PROVIDER_KEY),
+    ("teams", "§2.3#1", "secret-rotation-revokes-the-pat", _rotation_revokes_the_pat, PROVIDER_KEY),
     ("teams", "§2.5#1", "owner-without-a-team", answer(r"^/v1/teams/me$", _owner_without_team), TEAM),
     ("teams", "§2.5#2", "payer-dropped", answer(r"^/v1/secrets$", _payer_dropped), TEAM),
     ("teams", "§2.5#3", "second-team-created",
@@ -371,8 +633,9 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("cursors", "§4.5#2", "visibility-filter-ignored",
      lambda app: Drifted(app, request=drop_query_parameter("visibility", "/v1/runs")), CRAWL),
     ("credentials", "§2.4#8", "revoked-answered-as-expired", answer(r"^/v1/runs$", _revoked_as_expired), REVOKED),
-    ("launch", "§4.2.1", "natural-language-refused", lambda app: SharedRewrite(app, _natural_language_refused), MODES),
-    ("launch", "§4.2.2", "pinned-reads-another-benchmark", answer(RUN, _pinned_reads_another_benchmark), MODES),
+    ("launch", "§4.2.1#1", "natural-language-refused", lambda app: SharedRewrite(app, _natural_language_refused),
+     MODES),
+    ("launch", "§4.2.2#1", "pinned-reads-another-benchmark", answer(RUN, _pinned_reads_another_benchmark), MODES),
     ("runs", "§4.4#1", "child-forks-empty", answer(RUN, _child_forks_empty), FORK),
     ("runs", "§4.4#2", "phase-breakdown-dropped", answer(RUN, _phase_breakdown_dropped), FORK),
     ("registry", "§8.7#2", "same-code-new-id", _same_code_new_id, IMPL),
@@ -410,6 +673,71 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("derived", "§10.1#2", "month-spent-not-the-debits",
      lambda app: Drifted(app, response=lambda s, st, h, b: (st, _month_spent_off(s, b) or b) if isinstance(b, dict)
                          else (st, b)), MONTH),
+    ("launch", "§4.2.3#1", "replay-other-impl", answer(RUN, _replay_impl_changed), MODES),
+    ("launch", "§4.2.3#2", "replay-from-the-fork-sent", _replays(_replay_from_the_run_sent), REPLAY),
+    ("launch", "§4.2.3#3", "replay-without-model-runs-another", _replays(_replay_other_model), REPLAY),
+    ("launch", "§4.2.3#4", "replay-ignores-its-model", _replays(_replay_keeps_parent_model), REPLAY),
+    ("launch", "§4.2.3#5", "replay-takes-the-current-size", _replays(_replay_current_size), REPLAY),
+    ("launch", "§4.2.3#6", "replay-reruns-find", _replays(_replay_reruns_find), REPLAY),
+    ("streams", "§5.3#2", "event-ids-shared-across-runs", answer(EVENTS, _ids_by_seq), EVENT_IDS),
+    ("streams", "§5.3#3", "event-ids-change-per-read", _ids_per_read, EVENT_IDS),
+    ("streams", "§5.3#4", "polling-id-resumes-part-way", lambda app: Drifted(app, request=_polling_id_parsed),
+     EVENT_IDS),
+    ("filters", "§3.5#1", "exact-match-ignored", _run_query(_exact_ignored), FILTER_OPS),
+    ("filters", "§3.5#2", "in-set-first-member-only", _run_query(_in_first_only), FILTER_OPS),
+    ("filters", "§3.5#3", "gte-served-strict", _prefix("started_at", "gte:", "gt:"), FILTER_OPS),
+    ("filters", "§3.5#4", "gt-served-inclusive", _prefix("started_at", "gt:", "gte:"), FILTER_OPS),
+    ("filters", "§3.5#5", "like-ignores-case", _prefix("benchmark", "like:", "ilike:"), FILTER_OPS),
+    ("filters", "§3.5#6", "ilike-minds-case", _prefix("benchmark", "ilike:", "like:"), FILTER_OPS),
+    ("filters", "§3.5#7", "sort-minus-ignored", _run_query(_reverse_ignored), FILTER_OPS),
+    ("filters", "§3.5#8", "later-sort-keys-ignored", _run_query(_later_keys_ignored), FILTER_OPS),
+    ("launch", "§4.2.1#2", "foreign-driver-accepted", _refusal_status(b'"driver"', 400), NL_KEYS),
+    ("launch", "§4.2.1#3", "foreign-phase-model-accepted", _refusal_status(b'"phase_models"', 400), NL_KEYS),
+    ("launch", "§4.2.1#4", "unknown-compute-422", _refusal_status(b"no-such-backend", 422), NL_KEYS),
+    ("launch", "§4.2.1#5", "backend-not-stamped", _launches(b'"compute"', _set("backend", "e2b")), NL_KEYS),
+    ("launch", "§4.2.1#6", "unknown-provider-422", _refusal_status(b"no-such-provider", 422), NL_KEYS),
+    ("launch", "§4.2.1#7", "unknown-aggregator-422", _refusal_status(b"no_such_aggregator", 422), NL_KEYS),
+    ("launch", "§4.2.1#8", "unenforced-limit-taken", _refusal_status(b'"attempt"', 202), NL_KEYS),
+    ("launch", "§4.2.1#9", "autonomous-without-model-422", _refusal_status(b'"autonomous"', 422), NL_KEYS),
+    ("launch", "§4.2.1#10", "metadata-persisted", _launches(b'"ci_job"', _set("metadata", {"limit": 3})), NL_KEYS),
+    ("launch", "§4.2.1#11", "operator-key-pins-the-driver",
+     _launches(b'"operator"', lambda run, request: run.__setitem__("driver", request["operator"])), NL_KEYS),
+    ("launch", "§4.2.1#12", "unknown-harness-422", _refusal_status(b"no-such-harness", 422), NL_KEYS),
+    ("launch", "§4.2.1#13", "bridge-key-422", _refusal_status(b'"bridge"', 422), NL_KEYS),
+    ("launch", "§4.2.1#14", "synonym-kept-verbatim", _launches(b'"scratch"', _set("harness", "scratch")), NL_KEYS),
+    ("launch", "§4.2.1#15", "harness-not-inferred", _launches(b'"inspect_harness"', _set("harness", "benchwright")),
+     NL_KEYS),
+    ("launch", "§4.2.1#16", "limit-not-capping", _launches(b'"limit"', _set("task_count", 100)), NL_KEYS),
+    ("launch", "§4.2.2#2", "pinned-request-not-synthetic", _launches(b'"benchmark"', _set("request", "Run it")),
+     PINNED_ROW),
+    ("launch", "§4.2.2#3", "bm-prefix-not-stripped", _launches(b'"benchmark"', _prefix_kept), PINNED_ROW),
+    ("launch", "§4.2.4#1", "launch-mode-spelled-with-a-dash",
+     _launch_answer(lambda body: body.__setitem__("mode", str(body.get("mode")).replace("_", "-"))), MODES),
+    ("launch", "§4.2.4#2", "launch-answers-an-estimate",
+     _launch_answer(lambda body: body.__setitem__("cost_estimate", {"amount_cents": 120})), MODES),
+    ("vault", "§9.1#2", "rule-ids-prefixed", answer(r"^/v1/secrets$", _rule_ids_prefixed), RULES),
+    ("vault", "§9.1#3", "injections-as-objects", answer(r"^/v1/secrets$", _injections_as_objects), RULES),
+    ("artifacts", "§6.5#2", "report-needs-a-credential", lambda app: SharedRewrite(app, _report_needs_a_credential),
+     CRAWL),
+    ("vault", "§9.4#1", "secret-delete-answers-200",
+     lambda app: Rewrite(app, set_status(200, lambda s, st: re.match(r"^/v1/secrets/[^/]+$", s["path"]) is not None
+                                         and s["method"] == "DELETE" and st == 204)), RULE_ROUTES),
+    ("vault", "§9.4#2", "auto-entries-kept", _auto_entries_kept, RULE_ROUTES),
+    ("billing", "§10.10#2", "another-users-session-pending",
+     lambda app: _verify_answer(lambda st, b: (200, {"ok": False, "reason": "pending"}) if st == 403 else None)(app),
+     SUBSCRIPTION),
+    ("billing", "§10.10#3", "second-verify-conflicts", lambda app: _second_verify_conflicts()(app), SUBSCRIPTION),
+    ("credentials", "§2.3#2", "pat-rotation-drops-the-secrets", _pat_rotation_drops_the_secrets, ROTATION),
+    ("registry", "§8.2#2", "derived-leaderboard-dropped", answer(BENCHMARK, _derived_dropped), DETAIL),
+    ("registry", "§8.2#3", "covering-runs-as-text", answer(BENCHMARK, _coverage_as_text), DETAIL),
+    ("registry", "§8.2#4", "index-spans-dropped", answer(BENCHMARK, _spans_dropped), DETAIL),
+    ("registry", "§8.2#5", "distribution-inlined", answer(BENCHMARK, _distribution_inlined), DETAIL),
+    ("launch", "§4.2.1#17", "published-run-stays-private",
+     _launches(b'"publish_on_complete"', lambda run, request: run.__setitem__("visibility", "private")
+               if run.get("status") == "ok" else None), NL_KEYS),
+    ("launch", "§4.2.1#18", "erring-run-published",
+     _launches(b'"mock_outcome"', lambda run, request: run.__setitem__("visibility", "public")
+               if run.get("status") == "error" else None), NL_KEYS),
 ]  # fmt: skip
 
 
@@ -450,6 +778,12 @@ CHECKS = {
     "export": EXPORT,
     "pinned": PINNED,
     "rule-routes": RULE_ROUTES,
+    "replay": REPLAY,
+    "event-ids": EVENT_IDS,
+    "filter-ops": FILTER_OPS,
+    "nl-keys": NL_KEYS,
+    "pinned-row": PINNED_ROW,
+    "detail": DETAIL,
 }
 
 

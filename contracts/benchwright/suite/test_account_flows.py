@@ -35,7 +35,8 @@ def _amount_bounds() -> tuple[int, int]:
 
 
 def test_topup_bounds(client, policy):
-    """§10.2: an amount below 500 or above 5,000,000 cents is refused (and the spec says so)."""
+    """§10.2: an amount below 500 or above 5,000,000 cents is refused (and the spec says so; §10.2#1,
+    `billing.topup_bounds`); one within answers the hosted checkout `url` (§10.2#2)."""
     require(policy, "createTopup")
     low, high = _amount_bounds()
     expect((low, high) == (500, 5_000_000), "billing.topup_bounds", "POST /v1/billing/topups",
@@ -49,6 +50,15 @@ def test_topup_bounds(client, policy):
             f"amount_cents={amount} answered {response.status_code}",
             response,
         )
+    within = client.post("/v1/billing/topups", json={"amount_cents": 10000})
+    url = str((body_of(within) or {}).get("url") or "")
+    expect(
+        within.status_code in (200, 201) and url.startswith("https://"),
+        "§10.2#2",
+        "POST /v1/billing/topups",
+        f"amount_cents=10000 answered {within.status_code} {body_of(within)}",
+        within,
+    )
 
 
 def test_paid_topup_succeeded(client, target, policy, mock_only):
@@ -196,13 +206,18 @@ def test_export_is_the_ledger(client):
 
 
 def test_statement_is_html_for_the_month(client):
-    """§10.8: `text/html`, naming the month asked for."""
+    """§10.8: `text/html` (§10.8#1, `billing.statement`), naming the month asked for (§10.8#2)."""
     month = time.strftime("%Y-%m", time.gmtime())
     response = client.get("/v1/billing/statement", params={"month": month})
     expect(
-        response.status_code == 200
-        and response.headers.get("content-type", "").startswith("text/html")
-        and month in response.text,
+        month in response.text,
+        "§10.8#2",
+        "GET /v1/billing/statement",
+        f"the statement for {month} does not name it",
+        response,
+    )
+    expect(
+        response.status_code == 200 and response.headers.get("content-type", "").startswith("text/html"),
         "billing.statement",
         "GET /v1/billing/statement",
         f"answered {response.status_code} as {response.headers.get('content-type')!r}",
@@ -213,7 +228,8 @@ def test_statement_is_html_for_the_month(client):
 def test_subscription_and_verification(client, target, policy, mock_only):
     """§10.9: a failure is a legacy `{"error"}` body, `free` is an idempotent ack and a paid
     tier answers a checkout `url`; §10.10: verifying that checkout before it completes is
-    `{ok: false, reason: pending}`."""
+    `{ok: false, reason: pending}` (§10.10#1, `billing.verify`), another user's is 403 (§10.10#2), and a
+    completed one applies idempotently: verified twice, both answer ok with the tier (§10.10#3)."""
     require(policy, "changeSubscription")
     bad = client.post("/v1/billing/subscription", json={"tier": "platinum"})
     body = body_of(bad) or {}
@@ -240,6 +256,26 @@ def test_subscription_and_verification(client, target, policy, mock_only):
         "POST /v1/billing/verify-subscription",
         f"an incomplete checkout verified as {verify.status_code} {body_of(verify)}",
         verify,
+    )
+    user = target.control_post("/users", {"tier": "free", "balance_cents": 10_000}).json()
+    other = client.with_token(target.mint(["full"], user_id=user["id"]))
+    theirs = other.post("/v1/billing/verify-subscription", json={"session_id": _checkout_id(url)})
+    expect(
+        theirs.status_code == 403,
+        "§10.10#2",
+        "POST /v1/billing/verify-subscription",
+        f"another user's checkout verified as {theirs.status_code} {body_of(theirs)}",
+        theirs,
+    )
+    own = str((body_of(other.post("/v1/billing/subscription", json={"tier": "entry"})) or {}).get("url") or "")
+    target.control_post(f"/checkout/{_checkout_id(own)}/complete").raise_for_status()
+    answers = [other.post("/v1/billing/verify-subscription", json={"session_id": _checkout_id(own)}) for _ in range(2)]
+    expect(
+        [body_of(answer) for answer in answers] == [{"ok": True, "tier": "entry"}] * 2,
+        "§10.10#3",
+        "POST /v1/billing/verify-subscription",
+        f"a completed checkout verified twice as {[(a.status_code, body_of(a)) for a in answers]}",
+        answers[-1],
     )
 
 

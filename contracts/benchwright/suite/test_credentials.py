@@ -42,12 +42,19 @@ def _url(path: str) -> str:
     return re.sub(r"\{[^}]+\}", lambda _: random_uuid(), path)
 
 
+def _secret_rows(client) -> list[tuple]:
+    """The provider secrets as (id, name, updated_at): what a PAT rotation must leave alone (§2.3)."""
+    rows = (body_of(client.get("/v1/secrets")) or {}).get("data") or []
+    return [(row.get("id"), row.get("name"), row.get("updated_at")) for row in rows]
+
+
 def test_rotation_kills_the_old_value_at_once(client, target, session_cookie, mock_only):
     """§2.4 (§2.1): rotate keeps id and scopes; the new value works, the old is 401 at once. §2.1#1 the
     value has the `bw_live_pat_` shape, §2.1#2 it is fresh under the same id, §2.1#3 the token's row
-    carries a last_used_at once it has authenticated."""
+    carries a last_used_at once it has authenticated. §2.3#2: the provider secrets are untouched by it."""
     old = target.mint(["runs:read"], user_id=target.tokens["user_id"], label="contract rotation")
     ident = token_id(client, old)
+    secrets_before = _secret_rows(client)
     rotated = client.with_token(None).post(f"/v1/tokens/{ident}:rotate", headers=cookie_header(session_cookie))
     expect(
         rotated.status_code == 200,
@@ -58,6 +65,13 @@ def test_rotation_kills_the_old_value_at_once(client, target, session_cookie, mo
     )
     body = body_of(rotated) or {}
     new = body.get("token")
+    secrets_after = _secret_rows(client)
+    expect(
+        secrets_after == secrets_before,
+        "§2.3#2",
+        "GET /v1/secrets",
+        f"rotating a PAT changed the provider secrets: {secrets_before} became {secrets_after}",
+    )
     expect(
         isinstance(new, str) and new.startswith(TOKEN_PREFIX),
         "§2.1#1",

@@ -72,7 +72,9 @@ def test_summary_agrees_with_the_tree(client):
 
 
 def test_detail_lists_the_tree(client):
-    """§8.2: a benchmark's detail lists the subsets and impls the catalog tree shows for it."""
+    """§8.2: a benchmark's detail lists the subsets and impls the catalog tree shows for it (§8.2#1,
+    `registry.detail`), with native and derived leaderboards (§8.2#2), covering-run counts (§8.2#3) and
+    index spans (§8.2#4) per subset, and no per-task content or difficulty distribution (§8.2#5)."""
     tree, _, _, _ = _catalog(client)
     for node in tree[:5]:
         response = client.get(f"/v1/registry/benchmarks/{node['id']}")
@@ -89,6 +91,35 @@ def test_detail_lists_the_tree(client):
             f"{sorted(want_subsets)} / {sorted(want_impls)}",
             response,
         )
+        _per_subset(detail, want_subsets, response)
+
+
+def _per_subset(detail: dict, subsets: set, response) -> None:
+    """§8.2#2-#5 on one benchmark's detail (the subsets its tree shows)."""
+    op = "GET /v1/registry/benchmarks/{id}"
+    boards = {row.get("subset_id"): row for row in detail.get("leaderboards") or []}
+    expect(
+        set(boards) == subsets and all(isinstance(row.get("native"), list) and isinstance(row.get("derived"), list)
+                                       for row in boards.values()),
+        "§8.2#2",
+        op,
+        f"leaderboards cover {sorted(map(str, boards))} (native and derived), the subsets are {sorted(subsets)}",
+        response,
+    )  # fmt: skip
+    coverage = {row.get("subset_id"): row.get("covering_runs") for row in detail.get("coverage") or []}
+    expect(
+        set(coverage) == subsets and all(isinstance(n, int) and not isinstance(n, bool) for n in coverage.values()),
+        "§8.2#3",
+        op,
+        f"covering-run counts {coverage}, the subsets are {sorted(subsets)}",
+        response,
+    )
+    spans = {row.get("subset_id") for row in detail.get("index_spans") or []}
+    expect(
+        spans == subsets, "§8.2#4", op, f"index spans for {sorted(map(str, spans))}, not {sorted(subsets)}", response
+    )
+    heavy = sorted({"distribution", "tasks"} & set(detail))
+    expect(not heavy, "§8.2#5", op, f"the overview carries {heavy}, fetched separately (§8.3)", response)
 
 
 def test_first_class_reads_agree(client):

@@ -199,6 +199,55 @@ def test_live_stream_with_reconnects_dedupes_by_id(client, target, mock_only):
     )
 
 
+def _polled(client, run_id: str) -> tuple[list[dict], str]:
+    response = client.get(f"/v1/runs/{run_id}/events", params={"limit": 1000})
+    return (response.json() if response.status_code == 200 else {}).get("data") or [], curl(response.request)
+
+
+def test_event_ids_identify_events_across_runs_and_reads(client, target, finished):
+    """§5.3: event ids are unique across runs, not only within one (§5.3#2); an event keeps its id
+    from one read to the next, so a client dedupes overlapping polls by it (§5.3#3); a polling `id`
+    sent as `Last-Event-ID` does not parse, and the stream replays the whole run rather than erroring
+    (§5.3#4). §5.3#1, seq unique and ascending per run, is `sse.dedupe` (here, the crawl, the streams)."""
+    rows, reproduce = _polled(client, finished)
+    again, _ = _polled(client, finished)
+    moved = [row.get("seq") for row, other in zip(rows, again, strict=False) if row.get("id") != other.get("id")]
+    expect(
+        not moved,
+        "§5.3#3",
+        "GET /v1/runs/{id}/events",
+        f"events {moved[:8]} changed id between two reads",
+        reproduce=reproduce,
+    )
+    ok = (client.get("/v1/runs", params={"status": "ok", "limit": 5}).json() or {}).get("data") or []
+    other = next((run["id"] for run in ok if run.get("id") != finished), None)
+    if other is None and target.control:
+        other = finished_run(client, target)
+    if other is not None:
+        ids = {row.get("id") for row in rows}
+        theirs, reproduce_other = _polled(client, other)
+        shared = sorted(str(row.get("id")) for row in theirs if row.get("id") in ids)
+        expect(
+            not shared,
+            "§5.3#2",
+            "GET /v1/runs/{id}/events",
+            f"runs {finished} and {other} share event ids {shared[:4]}",
+            reproduce=reproduce_other,
+        )
+    if len(rows) < 2:
+        return
+    everything = [int(event_id) for event_id, _, _ in read_stream(target, finished).events]
+    read = read_stream(target, finished, last_event_id=str(rows[len(rows) // 2].get("id")))
+    resumed = [int(event_id) for event_id, _, _ in read.events]
+    expect(
+        resumed == everything,
+        "§5.3#4",
+        OP,
+        f"a polling id as Last-Event-ID resumed at seq {resumed[:1]}, not the whole run from {everything[:1]}",
+        reproduce=read.curl,
+    )
+
+
 def _documented_ping_seconds() -> float:
     """The keep-alive interval the spec documents for the run stream (`x-sse.ping`, §5.2)."""
     _, _, operation = OPERATIONS["streamRunEvents"]

@@ -28,20 +28,19 @@ def _http_date(value: str) -> bool:
 
 
 def test_deprecations_are_announced_whole(client):
-    """§17: `Deprecation` or `Sunset` on a response comes with all three headers, well formed."""
+    """§17: `Deprecation` or `Sunset` on a response comes with all three headers, well formed:
+    `Deprecation: true` (§17#1, `deprecation.headers`), an HTTP-date `Sunset` (§17#2), a `Link` with
+    `rel="deprecation"` (§17#3)."""
     for operation_id, path in READS:
         response = client.get(path)
         headers = response.headers
         if "deprecation" not in headers and "sunset" not in headers:
             continue
         links = headers.get("link", "")
-        expect(
-            headers.get("deprecation") == "true"
-            and _http_date(headers.get("sunset", ""))
-            and 'rel="deprecation"' in links.replace("'", '"'),
-            "deprecation.headers",
-            f"GET {path}",
+        shown = (
             f"{operation_id} announces Deprecation={headers.get('deprecation')!r} Sunset={headers.get('sunset')!r} "
-            f"Link={links!r}",
-            response,
+            f"Link={links!r}"
         )
+        expect(headers.get("deprecation") == "true", "deprecation.headers", f"GET {path}", shown, response)
+        expect(_http_date(headers.get("sunset", "")), "§17#2", f"GET {path}", shown, response)
+        expect('rel="deprecation"' in links.replace("'", '"'), "§17#3", f"GET {path}", shown, response)

@@ -71,7 +71,7 @@ def test_a_second_team_is_refused(client, target, policy, mock_only):
 
 
 def test_rotating_a_provider_key_keeps_the_pat(client, policy):
-    """§2.3: provider keys live in the Secrets API, apart from the PAT: rotating one leaves the PAT working."""
+    """§2.3#1: provider keys live in the Secrets API, apart from the PAT: rotating one leaves the PAT working."""
     for operation in ("createSecret", "patchSecret", "deleteSecret"):
         require(policy, operation)
     created = client.post("/v1/secrets", json={"name": f"OPENROUTER_{uuid.uuid4().hex[:6].upper()}", "value": "one"})
@@ -81,7 +81,7 @@ def test_rotating_a_provider_key_keeps_the_pat(client, policy):
         me = client.get("/v1/tokens/me")
         expect(
             rotated.status_code == 200 and me.status_code == 200,
-            "§2.3",
+            "§2.3#1",
             "GET /v1/tokens/me",
             f"after rotating a provider key ({rotated.status_code}) the PAT answered {me.status_code}",
             me,

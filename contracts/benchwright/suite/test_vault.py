@@ -9,11 +9,14 @@ flips it flips back.
 
 from __future__ import annotations
 
+import re
 import uuid
 
 from contracts.benchwright import section_claims  # noqa: F401  (registers the claims)
 from contracts.benchwright.suite._support import body_of, code_of, expect
 from contracts.benchwright.suite.conftest import require
+
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 # §9.6: the hosts the starter pack adds
 STARTER_PACK = {"github.com", "raw.githubusercontent.com", "pypi.org", "files.pythonhosted.org", "huggingface.co"}
@@ -37,7 +40,9 @@ def _secret(client, secret_id: str) -> dict | None:
 def test_inline_rules_validate_and_allow_their_hosts(client, policy):
     """§9.2: an unknown `inject_kind` is 400; an inline rule with a blank field is skipped
     while the secret is created; each kept rule allows its host (`auto_from_secret`);
-    `injections` needs an identifier name; a second secret of the same name is `409 name_conflict`."""
+    `injections` needs an identifier name; §9.1: the listed secret's rule ids are bare UUIDs (§9.1#2) and
+    its `injections` the flat array of surfaces sent (§9.1#3); a second secret of the same name is
+    `409 name_conflict`."""
     require(policy, "createSecret")
     require(policy, "deleteSecret")
     host = f"{uuid.uuid4().hex[:8]}.contract.example"
@@ -66,7 +71,9 @@ def test_inline_rules_validate_and_allow_their_hosts(client, policy):
         {"host_pattern": host, "inject_kind": "bearer", "inject_target": "Authorization"},
         {"host_pattern": "", "inject_kind": "bearer", "inject_target": "Authorization"},
     ]
-    created = client.post("/v1/secrets", json={"name": name, "value": "x", "rules": rules})
+    created = client.post(
+        "/v1/secrets", json={"name": name, "value": "x", "rules": rules, "injections": ["product_sandbox"]}
+    )
     expect(created.status_code == 201, "secrets.rules", "POST /v1/secrets", f"answered {created.status_code}", created)
     secret_id = created.json()["id"]
     try:
@@ -77,6 +84,21 @@ def test_inline_rules_validate_and_allow_their_hosts(client, policy):
             "§9.2#2",
             "GET /v1/secrets",
             f"one complete and one blank rule were sent; the secret holds {patterns}",
+            created,
+        )
+        rule_ids = [str(rule.get("id")) for rule in row.get("rules") or []]
+        expect(
+            all(UUID.fullmatch(rule_id) for rule_id in rule_ids),
+            "§9.1#2",
+            "GET /v1/secrets",
+            f"rule ids {rule_ids} are not bare UUIDs",
+            created,
+        )
+        expect(
+            row.get("injections") == ["product_sandbox"],
+            "§9.1#3",
+            "GET /v1/secrets",
+            f"injections [product_sandbox] were sent; the secret reads {row.get('injections')!r}",
             created,
         )
         entries, _, response = _policy(client)
@@ -138,9 +160,9 @@ def test_rotation_and_relabel(client, policy):
 
 def test_rule_routes_and_delete_withdraw_entries(client, policy):
     """§9.5: a rule POST answers `201` with a one-element array and allows its host; a rule
-    DELETE is 204 and drops it from the secret. §9.4: deleting the secret is 204 and withdraws
-    the `auto_from_secret` entries its rules added, while a `user` entry for a host a rule
-    also names survives."""
+    DELETE is 204 and drops it from the secret. §9.4: deleting the secret is 204 and it leaves the
+    list (§9.4#1), the `auto_from_secret` entries its rules added are withdrawn (§9.4#2), while a
+    `user` entry for a host a rule also names survives (§9.4#3, `secrets.delete`)."""
     require(policy, "createSecret")
     require(policy, "createSecretRule")
     require(policy, "addHostPolicyEntry")
@@ -182,11 +204,17 @@ def test_rule_routes_and_delete_withdraw_entries(client, policy):
         removed,
     )
     deleted = client.delete(f"/v1/secrets/{secret_id}")
-    expect(deleted.status_code == 204, "secrets.delete", "DELETE /v1/secrets/{id}", str(deleted.status_code), deleted)
+    expect(
+        deleted.status_code == 204 and _secret(client, secret_id) is None,
+        "§9.4#1",
+        "DELETE /v1/secrets/{id}",
+        f"answered {deleted.status_code}; the secret is {'gone' if _secret(client, secret_id) is None else 'listed'}",
+        deleted,
+    )
     entries, _, response = _policy(client)
     expect(
         auto not in entries,
-        "secrets.delete",
+        "§9.4#2",
         "GET /v1/host-policy",
         f"the entry the deleted secret's rule added survives: {entries.get(auto)}",
         response,
