@@ -9,7 +9,6 @@ untouched unless the request hook changed them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -201,32 +200,3 @@ class StreamRewrite:
             await send(message)
 
         await self.app(scope, receive, rewrite)
-
-
-def clauses_named(run: Callable[[], Any]) -> set[str]:
-    """The claims, and the clauses of Benchwright's reference, a check names: the drifts it returns or
-    raises, their clause ids (`Drift("§4.7#2", ...)`), and the clause a suite claim id asserts (`via`)."""
-    from contracts.runner.claims import Drift
-
-    found: list[Drift] = []
-
-    def collect(errors: list[BaseException]) -> None:
-        for error in errors:
-            if isinstance(error, Drift):
-                found.append(error)
-            elif isinstance(error, BaseExceptionGroup):
-                collect(list(error.exceptions))
-
-    try:
-        collect(list(run() or []))
-    except (Drift, BaseExceptionGroup) as error:
-        collect([error])
-    ids = {d.claim.id for d in found} | {d.clause for d in found if d.clause}
-    return ids | _reference().clause_ids(ids)
-
-
-@cache
-def _reference() -> Any:
-    from contracts.runner.coverage import reference
-
-    return reference("benchwright")

@@ -40,11 +40,10 @@ from tests.benchwright.drift import (
     InFlightDuplicates,
     InFlightQueued,
     StreamRewrite,
-    clauses_named,
     drop_query_parameter,
     drop_request_header,
 )
-from tests.drift.harness import Rewrite, crawl_drifts, on_headers, on_json, rows, served, set_status
+from tests.drift.harness import Rewrite, caught, crawl_drifts, on_headers, on_json, rows, served, set_status
 from tests.drifting import Rewrite as SharedRewrite
 
 TOKEN = "bw_live_pat_" + "ab12" * 10
@@ -847,7 +846,7 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
 )
 def test_drift_is_caught_and_names_its_claim(name, kind, claim, wrap, check):
     with served(wrap(create_app())) as url:
-        found = clauses_named(lambda: check(url))
+        found = caught(lambda: check(url))
     assert claim in found, f"{name}: expected a drift under {claim!r}; the check reported {sorted(found) or 'nothing'}"
 
 
@@ -870,7 +869,7 @@ APPS = {"keepalive": lambda: create_app(sse_ping_seconds=PING_SECONDS)}
 def test_unmodified_mock_passes(check):
     """Every check of the catalogue finds nothing on the unmodified mock (no false positive)."""
     with served(APPS.get(check, create_app)()) as url:
-        found = clauses_named(lambda: CHECKS[check](url))
+        found = caught(lambda: CHECKS[check](url))
     assert not found, f"{check} reported drift on the unmodified mock: {sorted(found)}"
 
 

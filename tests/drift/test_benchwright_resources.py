@@ -33,8 +33,8 @@ from contracts.runner.http import SuiteClient
 from contracts.runner.safety import RunPolicy
 from contracts.runner.session import resolve
 from mock_server.app import create_app
-from tests.benchwright.drift import Drifted, clauses_named, drop_query_parameter
-from tests.drift.harness import Rewrite, on_headers, served, set_status
+from tests.benchwright.drift import Drifted, drop_query_parameter
+from tests.drift.harness import Rewrite, caught, on_headers, served, set_status
 from tests.drift.test_benchwright import runs
 from tests.drifting import Rewrite as SharedRewrite
 
@@ -752,7 +752,7 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
 )
 def test_drift_is_caught_and_names_its_claim(name, kind, claim, wrap, check):
     with served(wrap(create_app())) as url:
-        found = clauses_named(lambda: check(url))
+        found = caught(lambda: check(url))
     assert claim in found, f"{name}: expected a drift under {claim!r}; the check reported {sorted(found) or 'nothing'}"
 
 
@@ -767,7 +767,7 @@ CHECKS = {
 def test_unmodified_mock_passes(check):
     """Every per-resource check finds nothing on the unmodified mock (no false positive)."""
     with served(create_app()) as url:
-        found = clauses_named(lambda: CHECKS[check](url))
+        found = caught(lambda: CHECKS[check](url))
     assert not found, f"{check} reported drift on the unmodified mock: {sorted(found)}"
 
 

@@ -51,8 +51,8 @@ from contracts.runner.http import SuiteClient
 from contracts.runner.safety import RunPolicy
 from contracts.runner.session import resolve
 from mock_server.app import create_app
-from tests.benchwright.drift import Drifted, StreamRewrite, clauses_named, drop_query_parameter
-from tests.drift.harness import Rewrite, crawl_drifts, served, set_status
+from tests.benchwright.drift import Drifted, StreamRewrite, drop_query_parameter
+from tests.drift.harness import Rewrite, caught, crawl_drifts, served, set_status
 from tests.drifting import Rewrite as SharedRewrite
 
 # -- running one suite check with the fixtures it takes -------------------------------------------------
@@ -746,7 +746,7 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
 )
 def test_clause_drift_is_caught_under_its_clause(kind, clause, name, wrap, run):
     with served(wrap(create_app())) as url:
-        found = clauses_named(lambda: run(url))
+        found = caught(lambda: run(url))
     assert clause in found, f"{name}: expected a drift naming {clause}; the check named {sorted(found) or 'nothing'}"
     section = clause.partition("#")[0]
     filed = {CLAIMS[claim].section for claim in found if claim in CLAIMS}
@@ -790,7 +790,7 @@ CHECKS = {
 @pytest.mark.parametrize("name", list(CHECKS))
 def test_unmodified_mock_passes_the_clause_checks(name):
     with served(create_app()) as url:
-        found = clauses_named(lambda: CHECKS[name](url))
+        found = caught(lambda: CHECKS[name](url))
     assert not found, f"{name}: drift reported on the unmodified mock: {sorted(found)}"
 
 
