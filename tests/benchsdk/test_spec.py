@@ -90,6 +90,12 @@ def test_limits_and_timing_are_spec_data(spec):
     ops = {op["operationId"]: op for _, _, _, op in iter_operations(spec)}
     assert ops["postWorkerEvents"]["x-limits"] == {"maxRecords": 5000, "maxStepsPerRecord": 100, "minRecords": 1}
     assert ops["heartbeatWorker"]["x-limits"] == {"maxConcurrencySamples": 20, "uniqueConcurrencySteps": True}
+    # the record bounds are also schema keywords (a stock schemathesis run must not call an empty batch
+    # schema-valid), left to the handler (`x-handler-checks`) so its refusal names the limit: they agree
+    records = ops["postWorkerEvents"]["requestBody"]["content"]["application/json"]["schema"]["properties"]["records"]
+    limits = ops["postWorkerEvents"]["x-limits"]
+    assert (records["minItems"], records["maxItems"]) == (limits["minRecords"], limits["maxRecords"])
+    assert set(records["x-handler-checks"]) == {"minItems", "maxItems"}
     assert spec["x-timing"]["leaseSeconds"] > 0
     auth = [{"apiKey": []}, {"oauth": [], "orgSlug": []}, {"oauth": [], "orgId": []}]
     assert all(op["security"] == auth for op in ops.values())
