@@ -8,6 +8,7 @@ unpaired, never drift)."""
 from __future__ import annotations
 
 import httpx
+import orjson
 
 from contracts.runner.differential.compare import Comparison
 from contracts.runner.differential.oracle import Oracle
@@ -232,3 +233,37 @@ def test_a_resource_in_a_state_it_leaves_on_its_own_is_compared_by_its_states():
         done, {**done, "storage": {"event_count": 2}}
     )
     assert [d.where for d in still.diffs] == ["storage/event_count"]
+
+
+def test_a_body_reaches_the_oracle_as_the_client_wrote_it():
+    """§3.7 (idempotency) and §3.3 (validation first): an integer below the 64-bit range under a key already
+    used is `400 invalid_argument` on the target, the body refused before the key is looked up. The body must
+    reach the oracle as written: read by orjson and written again it became `-9.223372036854776e18`, a whole
+    float the oracle accepted as an integer, and its key lookup answered `409 idempotency_conflict`."""
+    from contracts.runner.differential.engine import Engine, _rewritten
+
+    target = Oracle("benchwright", 0.0).start()
+    engine = Engine("benchwright", target.base_url, target.credentials)
+    try:
+        key = {"authorization": f"Bearer {target.credentials['BW_PAT']}", "idempotency-key": "0"}
+        first = {"request": "Run MMLU", "model": {"model": "qwen/qwen3-32b", "provider": "openrouter"}}
+        huge = b'{"request": "Run MMLU", "metadata": {"proxy_linger_seconds": -9223372036854775809}}'
+        found = []
+        for body in (orjson.dumps(first), huge):
+            headers = {**key, "content-type": "application/json"}
+            answer = target.client.post("/v1/runs", content=body, headers=headers)
+            found += engine.observe(answer.request, answer)
+        assert answer.status_code == 400, answer.text
+        assert found == [], [f.detail for f in found]
+        assert engine.ledger.compared == 2
+        rewritten = _rewritten(b'{"run": "t", "n": -9223372036854775809}', _paired("t", "o"))
+        assert rewritten == b'{"run":"o","n":-9223372036854775809}'  # rewritten, the integer kept exact
+    finally:
+        engine.finish()
+        target.close()
+
+
+def _paired(target: str, oracle: str) -> Pairing:
+    pairing = Pairing(TARGET, ORACLE)
+    pairing.learn({"id": target}, {"id": oracle}, eligible=True)
+    return pairing

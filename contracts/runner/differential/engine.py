@@ -18,8 +18,8 @@ What is compared (`compare.Comparison` for bodies):
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
+import json
 import threading
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -242,8 +242,7 @@ class Engine:
         headers = [(k, self._header(side, k, v, adopt)) for k, v in request.headers.items() if k.lower() not in HOP]
         content = request.content
         if content and "json" in request.headers.get("content-type", ""):
-            with contextlib.suppress(orjson.JSONDecodeError):
-                content = orjson.dumps(pairing.to_oracle(orjson.loads(content)))
+            content = _rewritten(content, pairing)
         url = side.oracle.base_url + pairing.path_to_oracle(path)
         mapped = pairing.query_to_oracle(query)
         if mapped:
@@ -515,6 +514,22 @@ def _redacted(body: Any) -> Any:
     if isinstance(body, list):
         return [_redacted(v) for v in body]
     return body
+
+
+def _rewritten(content: bytes, pairing: Pairing) -> bytes:
+    """A JSON body for the oracle: the client's own bytes unless a paired value in it is replaced, so the
+    oracle reads exactly what the target read (a number's spelling included). A body that is rewritten is
+    read with the standard library, whose integers are exact at any size: orjson reads an integer below
+    -2**63 as a float, which the mock then takes for a whole float and accepts as an integer (the target
+    refused the integer as out of range)."""
+    try:
+        body = json.loads(content)
+    except ValueError:  # not JSON, or not UTF-8: sent as is
+        return content
+    mapped = pairing.to_oracle(body)
+    if mapped == body:
+        return content
+    return json.dumps(mapped, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def _json(request: httpx.Request) -> Any:
