@@ -267,3 +267,35 @@ def _paired(target: str, oracle: str) -> Pairing:
     pairing = Pairing(TARGET, ORACLE)
     pairing.learn({"id": target}, {"id": oracle}, eligible=True)
     return pairing
+
+
+def test_a_rate_limit_window_counted_unevenly_leaves_its_counts_unpaired():
+    """§13 (fixed windows per account): the oracle answers each exchange a moment after the target, its clock
+    level or ahead, so a write made just before a window's end counts in the next window on the oracle
+    (`X-RateLimit-Reset` a window apart). `GET /v1/users/me/rate-limits` read in that window then counts one
+    more write on the oracle: its `x-volatile: window` counts are unpaired there, compared everywhere else."""
+    from contracts.runner.differential.engine import Answer, Engine
+
+    target = Oracle("benchwright", 0.0).start()
+    engine = Engine("benchwright", target.base_url, target.credentials, shadow_runs=0)
+    try:
+        key = {"authorization": f"Bearer {target.credentials['BW_PAT']}"}
+        read = target.client.get("/v1/users/me/rate-limits", headers=key)
+        counts = read.json()
+        write = counts["write"]
+        one_more = {**counts, "write": {**write, "count": write["count"] + 1, "remaining": write["remaining"] - 1}}
+        window = int(read.headers["x-ratelimit-reset"])
+
+        def differences(oracle_reset: int) -> list[str]:
+            headers = {**dict(read.headers), "x-ratelimit-reset": str(oracle_reset)}
+            oracle = Answer(200, headers, orjson.dumps(one_more), one_more)
+            uneven = engine._windows(Answer.of(read), oracle)
+            label, op = "GET /v1/users/me/rate-limits 200", engine.router.match("GET", read.url.path)[0]
+            return engine._body(read.request, label, op, Answer.of(read), oracle, lambda *_: None, uneven)
+
+        assert sorted(d[1].split(":")[0] for d in differences(window)) == ["write/count", "write/remaining"]
+        assert differences(window + 60) == []  # the exchanges of the window counted apart: unpaired
+        assert differences(window) == []  # and so is every later read of either window
+    finally:
+        engine.finish()
+        target.close()
