@@ -299,3 +299,14 @@ def test_a_rate_limit_window_counted_unevenly_leaves_its_counts_unpaired():
     finally:
         engine.finish()
         target.close()
+
+
+def test_an_error_sentence_naming_a_paired_value_reads_in_the_targets_terms():
+    """§12a: `DELETE …/pending/{ts}` of a message already gone answers `404 {"error": "no outstanding message
+    <ts>: ..."}`, naming the handle the oracle was asked for (its own `ts`, through the pairing). Read in the
+    target's terms the sentences agree; a value the pairing does not hold stays as the oracle wrote it."""
+    pairing = Pairing(TARGET, ORACLE, made_up=frozenset({"ts"}))
+    pairing.learn({"pending": [{"ts": 1776952839098}]}, {"pending": [{"ts": 1776952839120}]}, eligible=True)
+    gone = "no outstanding message {}: already gone, or never queued"
+    assert pairing.text_to_target({"error": gone.format(1776952839120)}) == {"error": gone.format(1776952839098)}
+    assert pairing.text_to_target({"error": gone.format(1776952839555)}) == {"error": gone.format(1776952839555)}

@@ -382,7 +382,7 @@ class Engine:
             lifecycle=track,
             made_up=self.made_up,
             transient=self.lifecycles.moving,
-        ).run(target.body, pairing.to_target(oracle.body))
+        ).run(target.body, _theirs(pairing, oracle))
         self.ledger.unpaired["fields and rows only one side holds"] += comparison.unpaired
         if comparison.moving:
             self.ledger.unpaired["resources read at another point of their course on each side"] += comparison.moving
@@ -500,6 +500,12 @@ class Engine:
                 if self.front is not None:
                     self.front.__exit__(None, None, None)
             return self.ledger.items()
+
+
+def _theirs(pairing: Pairing, oracle: Answer) -> Any:
+    """The oracle's body in the target's terms; an error's sentences too (the values they name)."""
+    body = pairing.to_target(oracle.body)
+    return pairing.text_to_target(body) if oracle.status >= 400 else body
 
 
 def _documented_headers(doc: dict[str, Any], op: Any, status: int) -> list[str]:
