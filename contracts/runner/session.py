@@ -92,13 +92,20 @@ class Session:
 
     # the control surface (mock targets only)
     def control_post(self, path: str, body: dict[str, Any] | None = None) -> httpx.Response:
-        return httpx.post(f"{self.base_url}/__mock{path}", json=body or {}, timeout=10)
+        return self._control("POST", path, json=body or {})
 
     def control_delete(self, path: str) -> httpx.Response:
-        return httpx.delete(f"{self.base_url}/__mock{path}", timeout=10)
+        return self._control("DELETE", path)
 
     def control_get(self, path: str) -> httpx.Response:
-        return httpx.get(f"{self.base_url}/__mock{path}", timeout=10)
+        return self._control("GET", path)
+
+    def _control(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        """A control call, seen by the oracle in differential mode (mirrored there: a clock moved on to wait
+        out a throttle moves the oracle's too)."""
+        transport = differential.wrap(self, httpx.HTTPTransport())
+        with httpx.Client(transport=transport, timeout=10) as client:
+            return client.request(method, f"{self.base_url}/__mock{path}", **kwargs)
 
     def advance_clock(self, seconds: float) -> None:
         """Move the mock's clock on by `seconds` (`POST /__mock/clock`)."""

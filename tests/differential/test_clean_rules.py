@@ -8,6 +8,7 @@ unpaired, never drift)."""
 from __future__ import annotations
 
 import httpx
+import orjson
 
 from contracts.runner.differential.compare import Comparison
 from contracts.runner.differential.oracle import Oracle
@@ -232,3 +233,80 @@ def test_a_resource_in_a_state_it_leaves_on_its_own_is_compared_by_its_states():
         done, {**done, "storage": {"event_count": 2}}
     )
     assert [d.where for d in still.diffs] == ["storage/event_count"]
+
+
+def test_a_body_reaches_the_oracle_as_the_client_wrote_it():
+    """§3.7 (idempotency) and §3.3 (validation first): an integer below the 64-bit range under a key already
+    used is `400 invalid_argument` on the target, the body refused before the key is looked up. The body must
+    reach the oracle as written: read by orjson and written again it became `-9.223372036854776e18`, a whole
+    float the oracle accepted as an integer, and its key lookup answered `409 idempotency_conflict`."""
+    from contracts.runner.differential.engine import Engine, _rewritten
+
+    target = Oracle("benchwright", 0.0).start()
+    engine = Engine("benchwright", target.base_url, target.credentials)
+    try:
+        key = {"authorization": f"Bearer {target.credentials['BW_PAT']}", "idempotency-key": "0"}
+        first = {"request": "Run MMLU", "model": {"model": "qwen/qwen3-32b", "provider": "openrouter"}}
+        huge = b'{"request": "Run MMLU", "metadata": {"proxy_linger_seconds": -9223372036854775809}}'
+        found = []
+        for body in (orjson.dumps(first), huge):
+            headers = {**key, "content-type": "application/json"}
+            answer = target.client.post("/v1/runs", content=body, headers=headers)
+            found += engine.observe(answer.request, answer)
+        assert answer.status_code == 400, answer.text
+        assert found == [], [f.detail for f in found]
+        assert engine.ledger.compared == 2
+        rewritten = _rewritten(b'{"run": "t", "n": -9223372036854775809}', _paired("t", "o"))
+        assert rewritten == b'{"run":"o","n":-9223372036854775809}'  # rewritten, the integer kept exact
+    finally:
+        engine.finish()
+        target.close()
+
+
+def _paired(target: str, oracle: str) -> Pairing:
+    pairing = Pairing(TARGET, ORACLE)
+    pairing.learn({"id": target}, {"id": oracle}, eligible=True)
+    return pairing
+
+
+def test_a_rate_limit_window_counted_unevenly_leaves_its_counts_unpaired():
+    """§13 (fixed windows per account): the oracle answers each exchange a moment after the target, its clock
+    level or ahead, so a write made just before a window's end counts in the next window on the oracle
+    (`X-RateLimit-Reset` a window apart). `GET /v1/users/me/rate-limits` read in that window then counts one
+    more write on the oracle: its `x-volatile: window` counts are unpaired there, compared everywhere else."""
+    from contracts.runner.differential.engine import Answer, Engine
+
+    target = Oracle("benchwright", 0.0).start()
+    engine = Engine("benchwright", target.base_url, target.credentials, shadow_runs=0)
+    try:
+        key = {"authorization": f"Bearer {target.credentials['BW_PAT']}"}
+        read = target.client.get("/v1/users/me/rate-limits", headers=key)
+        counts = read.json()
+        write = counts["write"]
+        one_more = {**counts, "write": {**write, "count": write["count"] + 1, "remaining": write["remaining"] - 1}}
+        window = int(read.headers["x-ratelimit-reset"])
+
+        def differences(oracle_reset: int) -> list[str]:
+            headers = {**dict(read.headers), "x-ratelimit-reset": str(oracle_reset)}
+            oracle = Answer(200, headers, orjson.dumps(one_more), one_more)
+            uneven = engine._windows(Answer.of(read), oracle)
+            label, op = "GET /v1/users/me/rate-limits 200", engine.router.match("GET", read.url.path)[0]
+            return engine._body(read.request, label, op, Answer.of(read), oracle, lambda *_: None, uneven)
+
+        assert sorted(d[1].split(":")[0] for d in differences(window)) == ["write/count", "write/remaining"]
+        assert differences(window + 60) == []  # the exchanges of the window counted apart: unpaired
+        assert differences(window) == []  # and so is every later read of either window
+    finally:
+        engine.finish()
+        target.close()
+
+
+def test_an_error_sentence_naming_a_paired_value_reads_in_the_targets_terms():
+    """§12a: `DELETE …/pending/{ts}` of a message already gone answers `404 {"error": "no outstanding message
+    <ts>: ..."}`, naming the handle the oracle was asked for (its own `ts`, through the pairing). Read in the
+    target's terms the sentences agree; a value the pairing does not hold stays as the oracle wrote it."""
+    pairing = Pairing(TARGET, ORACLE, made_up=frozenset({"ts"}))
+    pairing.learn({"pending": [{"ts": 1776952839098}]}, {"pending": [{"ts": 1776952839120}]}, eligible=True)
+    gone = "no outstanding message {}: already gone, or never queued"
+    assert pairing.text_to_target({"error": gone.format(1776952839120)}) == {"error": gone.format(1776952839098)}
+    assert pairing.text_to_target({"error": gone.format(1776952839555)}) == {"error": gone.format(1776952839555)}

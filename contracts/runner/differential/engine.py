@@ -18,8 +18,8 @@ What is compared (`compare.Comparison` for bodies):
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
+import json
 import threading
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -142,6 +142,9 @@ class Engine:
         self.target_etags: dict[str, tuple[str, str]] = {}
         self.target_counters: dict[tuple[str, str], int] = {}
         self.target_only: set[Any] = set()  # values only the target's existing data holds
+        # rate-limit windows (each side's `*-Reset`) some exchange was counted in on one side only: it reached
+        # the oracle a moment later, past a window's end the target had not reached
+        self.uneven: set[str] = set()
         self.runs: dict[str, int] = defaultdict(int)
         self.lock = threading.RLock()
         self.finished = False
@@ -227,6 +230,7 @@ class Engine:
         if oracle is None:
             self.ledger.unpaired["oracle unreachable"] += 1
             return []
+        uneven = self._windows(target, oracle)
         if len(answers) > 1 and answers[1] is not None:  # a first read, or any write: the shadow answered too
             self._learn_volatile(learning, op, oracle, answers[1])
         if concurrent:
@@ -235,15 +239,29 @@ class Engine:
         self.ledger.compared += 1
         self.exchange = (frozenset(chosen), eligible)
         learned = len(answers) > 1
-        return self._compare(request, path, query, label, learning, op, target, oracle, adopted, learned)
+        return self._compare(request, path, query, label, learning, op, target, oracle, adopted, learned, uneven)
+
+    def _windows(self, target: Answer, oracle: Answer) -> bool:
+        """Whether this answer reads a rate-limit window the two sides did not count alike. Each side names
+        the window that counted the exchange by its end (`X-RateLimit-Reset`); ends more than two seconds
+        apart are two windows (the oracle's clock a little ahead, its replay a little later: an exchange
+        made just before a window's end on the target is counted in the next one on the oracle)."""
+        for name in target.headers.keys() & oracle.headers.keys():
+            if "reset" not in name or "ratelimit" not in name.replace("-", ""):
+                continue
+            t, o = target.headers[name], oracle.headers[name]
+            if _apart(t, o) > 2:
+                self.uneven.update((f"{name}={t}", f"{name}={o}"))
+            if f"{name}={t}" in self.uneven or f"{name}={o}" in self.uneven:
+                return True
+        return False
 
     def _replay(self, side: Side, request: httpx.Request, path: str, query: str, adopt: bool = False) -> Answer | None:
         pairing = side.pairing
         headers = [(k, self._header(side, k, v, adopt)) for k, v in request.headers.items() if k.lower() not in HOP]
         content = request.content
         if content and "json" in request.headers.get("content-type", ""):
-            with contextlib.suppress(orjson.JSONDecodeError):
-                content = orjson.dumps(pairing.to_oracle(orjson.loads(content)))
+            content = _rewritten(content, pairing)
         url = side.oracle.base_url + pairing.path_to_oracle(path)
         mapped = pairing.query_to_oracle(query)
         if mapped:
@@ -317,6 +335,7 @@ class Engine:
         oracle: Answer,
         adopted: bool = False,
         learned: bool = True,
+        uneven: bool = False,
     ) -> list[Difference]:
         found: list[tuple[str, str]] = []
         if adopted:  # the oracle answered another principal: nothing to compare
@@ -329,21 +348,25 @@ class Engine:
                 found.append(("content-type", f"content type {target.media!r}, the oracle's {oracle.media!r}"))
             found += self._headers(request, path, query, learning, op, target, oracle)
             track = lambda p, ident, t, o: self.lifecycles.observe(label, p, ident, t, o)  # noqa: E731
-            body = self._body(request, learning, op, target, oracle, track)
+            body = self._body(request, learning, op, target, oracle, track, uneven)
             if body and not learned and request.method == "GET" and len(self.sides) > 1:
                 # before a read's body differences are drift, the shadow oracle reads it too: what the two
                 # oracles disagree on is noise (a value the mock derives from an id it made up)
                 second = self._replay(self.sides[1], request, path, query)
                 if second is not None:
                     self._learn_volatile(learning, op, oracle, second)
-                    body = self._body(request, learning, op, target, oracle, lambda *_: None)
+                    body = self._body(request, learning, op, target, oracle, lambda *_: None, uneven)
             found += body
         return [
             self._record(request, path, query, label, op, aspect, detail, target, oracle) for aspect, detail in found
         ]
 
-    def _body(self, request, learning, op, target: Answer, oracle: Answer, track) -> list[tuple[str, str]]:
-        volatile = self.volatile.checker(learning, op)
+    def _body(
+        self, request, learning, op, target: Answer, oracle: Answer, track, uneven: bool = False
+    ) -> list[tuple[str, str]]:
+        volatile = self.volatile.checker(learning, op, uneven)
+        if uneven and self.volatile.window_counts(learning, op):
+            self.ledger.unpaired["counts of a rate-limit window one side counted an exchange in, the other not"] += 1
         pairing = self.oracle.pairing
         if target.body is None and oracle.body is None:
             if target.raw != oracle.raw and not volatile(("body",)):
@@ -359,7 +382,7 @@ class Engine:
             lifecycle=track,
             made_up=self.made_up,
             transient=self.lifecycles.moving,
-        ).run(target.body, pairing.to_target(oracle.body))
+        ).run(target.body, _theirs(pairing, oracle))
         self.ledger.unpaired["fields and rows only one side holds"] += comparison.unpaired
         if comparison.moving:
             self.ledger.unpaired["resources read at another point of their course on each side"] += comparison.moving
@@ -479,6 +502,12 @@ class Engine:
             return self.ledger.items()
 
 
+def _theirs(pairing: Pairing, oracle: Answer) -> Any:
+    """The oracle's body in the target's terms; an error's sentences too (the values they name)."""
+    body = pairing.to_target(oracle.body)
+    return pairing.text_to_target(body) if oracle.status >= 400 else body
+
+
 def _documented_headers(doc: dict[str, Any], op: Any, status: int) -> list[str]:
     if op is None:
         return []
@@ -507,6 +536,14 @@ def _close(t: str, o: str) -> bool:
         return t == o
 
 
+def _apart(t: str, o: str) -> float:
+    """How far apart two numeric header values are (0 when either is not a number)."""
+    try:
+        return abs(float(t) - float(o))
+    except ValueError:
+        return 0.0
+
+
 def _redacted(body: Any) -> Any:
     if isinstance(body, dict):
         return {
@@ -515,6 +552,22 @@ def _redacted(body: Any) -> Any:
     if isinstance(body, list):
         return [_redacted(v) for v in body]
     return body
+
+
+def _rewritten(content: bytes, pairing: Pairing) -> bytes:
+    """A JSON body for the oracle: the client's own bytes unless a paired value in it is replaced, so the
+    oracle reads exactly what the target read (a number's spelling included). A body that is rewritten is
+    read with the standard library, whose integers are exact at any size: orjson reads an integer below
+    -2**63 as a float, which the mock then takes for a whole float and accepts as an integer (the target
+    refused the integer as out of range)."""
+    try:
+        body = json.loads(content)
+    except ValueError:  # not JSON, or not UTF-8: sent as is
+        return content
+    mapped = pairing.to_oracle(body)
+    if mapped == body:
+        return content
+    return json.dumps(mapped, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def _json(request: httpx.Request) -> Any:

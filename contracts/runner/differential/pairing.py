@@ -33,6 +33,7 @@ HEADER_PART = re.compile(r"[^\s;,=]+")
 MATCHED = 60  # rows matched by their values when pairing by position; longer lists pair in order
 STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$")  # RFC 3339
 PREFIXED = re.compile(r"^([a-z]{2,8}_)([0-9a-f]{8}-[0-9a-f-]{27})$")  # a kind prefix on a UUID (`top_…`)
+EMBEDDED = re.compile(r"[A-Za-z0-9_-]{8,}")  # a made-up value inside a sentence: an id, a handle, a token
 SECRET_NAME = re.compile(r"token|secret|key|password|credential|signature", re.I)
 
 
@@ -200,6 +201,17 @@ class Pairing:
 
     def to_target(self, value: Any) -> Any:
         return _mapped(value, self.back, self.oracle_base, self.target_base)
+
+    def text_to_target(self, value: Any) -> Any:
+        """An error body's sentences with each paired value they name (8 characters or more: an id, an
+        epoch-millisecond handle) read as the target's: `no outstanding message <ts>` names the oracle's `ts`."""
+        if isinstance(value, dict):
+            return {k: self.text_to_target(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.text_to_target(v) for v in value]
+        if isinstance(value, str) and " " in value:
+            return EMBEDDED.sub(lambda m: str(self.back.get(m[0], m[0])), value)
+        return value
 
     def path_to_oracle(self, path: str) -> str:
         """A raw (percent-encoded) path with each paired segment replaced; the others kept as sent."""

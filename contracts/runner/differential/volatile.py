@@ -26,6 +26,7 @@ class Volatile:
     def __init__(self, doc: dict[str, Any]) -> None:
         self.doc = doc
         self.declared: dict[str, set[Path]] = {}  # operation label -> paths the spec marks volatile
+        self.windowed: dict[str, set[Path]] = {}  # operation label -> counts of a rate-limit window
         self.learned: dict[str, set[Path]] = defaultdict(set)  # operation label -> paths seen to differ
         # a header seen to differ between the two oracles (a request id) is the server's noise, not one
         # operation's: volatile on every operation
@@ -36,8 +37,17 @@ class Volatile:
             self.declared[label] = declared_paths(self.doc, op.raw) if op is not None else set()
         return self.declared[label]
 
-    def checker(self, label: str, op: Any):
+    def window_counts(self, label: str, op: Any) -> set[Path]:
+        """The paths of an operation's answers the spec marks `x-volatile: window`."""
+        if label not in self.windowed:
+            self.windowed[label] = declared_paths(self.doc, op.raw, mark="window") if op is not None else set()
+        return self.windowed[label]
+
+    def checker(self, label: str, op: Any, uneven: bool = False):
+        """`uneven`: the answer reads a rate-limit window the two sides did not count alike."""
         declared, learned = self.of(label, op), self.learned[label]
+        if uneven:
+            declared = declared | self.window_counts(label, op)
 
         def volatile(path: Path) -> bool:
             if path and path[-1] == "#field":  # a field's presence: learned as such, or below a volatile parent
@@ -64,34 +74,37 @@ class Volatile:
                 self.headers.add(path)
 
 
-def declared_paths(doc: dict[str, Any], op: dict[str, Any]) -> set[Path]:
-    """The `x-volatile` paths of an operation: its own list, and every property so marked in its answers."""
-    out: set[Path] = {tuple(p.strip("/").split("/")) for p in op.get("x-volatile") or [] if isinstance(p, str)}
+def declared_paths(doc: dict[str, Any], op: dict[str, Any], mark: bool | str = True) -> set[Path]:
+    """The `x-volatile` paths of an operation: its own list, and every property so marked in its answers
+    (`mark`: `True`, or `"window"` for the counts of a rate-limit window)."""
+    out: set[Path] = set()
+    if mark is True:
+        out = {tuple(p.strip("/").split("/")) for p in op.get("x-volatile") or [] if isinstance(p, str)}
     for response in (op.get("responses") or {}).values():
         response = resolve(doc, response)
         for name, header in (response.get("headers") or {}).items():
-            if resolve(doc, header).get("x-volatile"):
+            if mark is True and resolve(doc, header).get("x-volatile"):
                 out.add(("header", name.lower()))
         for media in (response.get("content") or {}).values():
             if isinstance(media, dict) and isinstance(media.get("schema"), dict):
-                _walk(doc, media["schema"], (), out, 0)
+                _walk(doc, media["schema"], (), out, 0, mark)
     return out
 
 
-def _walk(doc: dict[str, Any], schema: Any, path: Path, out: set[Path], depth: int) -> None:
+def _walk(doc: dict[str, Any], schema: Any, path: Path, out: set[Path], depth: int, mark: bool | str) -> None:
     if depth > MAX_DEPTH or not isinstance(schema, dict):
         return
     schema = resolve(doc, schema)
-    if schema.get("x-volatile") is True:
+    if schema.get("x-volatile") is mark or (isinstance(mark, str) and schema.get("x-volatile") == mark):
         out.add(path)
         return
     for key, sub in (schema.get("properties") or {}).items():
-        _walk(doc, sub, (*path, key), out, depth + 1)
+        _walk(doc, sub, (*path, key), out, depth + 1, mark)
     if isinstance(schema.get("items"), dict):
-        _walk(doc, schema["items"], (*path, "*"), out, depth + 1)
+        _walk(doc, schema["items"], (*path, "*"), out, depth + 1, mark)
     for combinator in ("allOf", "anyOf", "oneOf"):
         for sub in schema.get(combinator) or []:
-            _walk(doc, sub, path, out, depth + 1)
+            _walk(doc, sub, path, out, depth + 1, mark)
 
 
 def paired_names(doc: dict[str, Any]) -> frozenset[str]:
