@@ -235,6 +235,24 @@ def test_a_resource_in_a_state_it_leaves_on_its_own_is_compared_by_its_states():
     assert [d.where for d in still.diffs] == ["storage/event_count"]
 
 
+def test_the_spec_says_which_states_move_before_any_is_seen_to():
+    """§4.1.1: a `running` run moves on its own (`x-moving-states` on the run's `status`): the engine knows it
+    from the first exchange, so a run read `running` a moment apart on each side (one event more on the oracle,
+    whose clock is level or ahead) is not a difference even before the oracle was seen to leave `running`."""
+    from contracts.runner.differential.lifecycle import Lifecycles
+    from contracts.runner.differential.volatile import moving_states
+    from mock_server.apis import bundle
+
+    moving = moving_states(bundle("benchwright"))
+    assert moving["status"] == {"running"}
+    lifecycles = Lifecycles(moving)
+    running = {"id": "r1", "status": "running", "storage": {"event_count": 1, "event_bytes": 144}}
+    seen = Comparison(never, lambda v: False, transient=lifecycles.moving).run(
+        running, {**running, "storage": {"event_count": 2, "event_bytes": 226}}
+    )
+    assert seen.diffs == [] and seen.moving == 1
+
+
 def test_a_body_reaches_the_oracle_as_the_client_wrote_it():
     """§3.7 (idempotency) and §3.3 (validation first): an integer below the 64-bit range under a key already
     used is `400 invalid_argument` on the target, the body refused before the key is looked up. The body must

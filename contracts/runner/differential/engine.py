@@ -38,7 +38,7 @@ from .ledger import Difference, Ledger
 from .lifecycle import Lifecycles
 from .oracle import Oracle
 from .pairing import SECRET_NAME, Pairing, path_names, sent
-from .volatile import Volatile, paired_names
+from .volatile import Volatile, moving_states, paired_names
 
 STREAMS = ("text/event-stream", "application/x-ndjson")
 WRITES = frozenset({"POST", "PUT", "PATCH"})
@@ -137,7 +137,7 @@ class Engine:
             pairing.credentials(credentials, oracle.credentials)
             self.sides.append(Side(oracle, pairing))
         self.volatile = Volatile(self.doc)
-        self.lifecycles = Lifecycles()
+        self.lifecycles = Lifecycles(moving_states(self.doc))
         self.ledger = Ledger(api)
         self.target_etags: dict[str, tuple[str, str]] = {}
         self.target_counters: dict[tuple[str, str], int] = {}

@@ -42,11 +42,15 @@ class Verdict:
 
 
 class Lifecycles:
-    def __init__(self) -> None:
+    def __init__(self, moving: dict[str, set[str]] | None = None) -> None:
+        """`moving`: the states the spec says a resource leaves on its own (`volatile.moving_states`), known
+        from the first exchange; the others are learned as the oracle is seen to leave them."""
         self.tracks: dict[tuple[str, Any, int], Track] = {}
         self.generation = 0  # a reset of the target starts its ids over: tracks of a new generation
         self.states: dict[str, set[str]] = defaultdict(set)  # field name -> states the oracle showed
         self.transient: dict[str, set[str]] = defaultdict(set)  # field name -> states the oracle was seen to leave
+        for name, states in (moving or {}).items():
+            self.transient[name] |= states
 
     def observe(self, label: str, path: Path, resource: Any, target: str, oracle: str) -> None:
         key = (path[-1], resource, self.generation)

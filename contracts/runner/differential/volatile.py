@@ -13,6 +13,7 @@ so (an epoch-millisecond handle `ts`): paired like an id, not compared by value.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
 from typing import Any
 
 from mock_server.engine.compile import resolve
@@ -107,17 +108,32 @@ def _walk(doc: dict[str, Any], schema: Any, path: Path, out: set[Path], depth: i
             _walk(doc, sub, path, out, depth + 1, mark)
 
 
-def paired_names(doc: dict[str, Any]) -> frozenset[str]:
-    """The names of the properties the spec marks `x-volatile: paired` anywhere in its schemas."""
-    out: set[str] = set()
+def _properties(doc: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every property schema of the spec, with its name."""
     stack: list[Any] = [doc]
     while stack:
         node = stack.pop()
         if isinstance(node, dict):
             for name, sub in (node.get("properties") or {}).items() if isinstance(node.get("properties"), dict) else ():
-                if isinstance(sub, dict) and sub.get("x-volatile") == "paired":
-                    out.add(name)
+                if isinstance(sub, dict):
+                    yield name, sub
             stack += list(node.values())
         elif isinstance(node, list):
             stack += node
-    return frozenset(out)
+
+
+def paired_names(doc: dict[str, Any]) -> frozenset[str]:
+    """The names of the properties the spec marks `x-volatile: paired` anywhere in its schemas."""
+    return frozenset(name for name, sub in _properties(doc) if sub.get("x-volatile") == "paired")
+
+
+def moving_states(doc: dict[str, Any]) -> dict[str, set[str]]:
+    """Lifecycle field name -> the states the spec says a resource leaves on its own (`x-moving-states` on
+    the field: a `running` run). A resource read in one of them moves with time: each side read it at its
+    own moment, so its states are compared as a sequence and its other fields not in that snapshot."""
+    out: dict[str, set[str]] = {}
+    for name, sub in _properties(doc):
+        states = sub.get("x-moving-states")
+        if isinstance(states, list):
+            out.setdefault(name, set()).update(str(s) for s in states)
+    return out
