@@ -997,6 +997,15 @@ RULES: list[Rule] = [
         Req("fetch_website_text", json={"url": "https://example.com/refunds"}),
     ),
     rule(
+        # RFC 3986: one fragment, no `#` inside it (the answer echoes the URL as a `uri`; contract seed 2 sent two)
+        "get_link_metadata:url-fragment",
+        "schema",
+        Req("get_link_metadata", json={"url": "https://example.com/#a#b"}),
+        400,
+        "invalid_argument",
+        Req("get_link_metadata", json={"url": "https://example.com/refunds#a"}),
+    ),
+    rule(
         "get_link_metadata:url",
         "schema",
         Req("get_link_metadata", json={"url": "example.com"}),
