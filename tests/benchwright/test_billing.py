@@ -67,6 +67,17 @@ def test_balance_3_6_expand_folds_blocks_and_refuses_unknown_keys(api):
     assert "invoices" in bad.json()["detail"]
 
 
+def test_balance_3_6_expand_ignores_the_spec_blanks_only(api):
+    """The spec's pattern names its blanks (space, tab, CR, LF, FF, VT); an ASCII separator such as
+    \x1d is not one in the engines a client validates with, so it is an unknown key, not a blank."""
+    spaced = api.get("/v1/billing/balance?expand=%20topups%09,%20,counters%0B")
+    assert spaced.status_code == 200
+    assert "topups" in spaced.json() and "counters" in spaced.json()
+    separator = api.get("/v1/billing/balance?expand=%1D")
+    assert separator.status_code == 400
+    assert separator.json()["code"] == "unknown_filter_field"
+
+
 # -- §10.2 / §10.3 -----------------------------------------------------------------
 
 

@@ -6,6 +6,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mock_server.engine import Ctx, Handlers
+from mock_server.policies.text import BLANKS
 
 from ..model import accounts
 from ..model.config import Config
@@ -48,11 +49,6 @@ def now(ctx: Ctx):
 def origin(ctx: Ctx) -> str:
     url = ctx.request.url
     return f"{url.scheme}://{url.netloc}"
-
-
-# The blanks the spec's text patterns name (`[^ \t\n\r\f\v]`): an explicit set, because `\s` differs between the
-# regex engines that read the spec (Python's counts the ASCII separators \x1c-\x1f, ECMAScript's and Rust's do not).
-BLANKS = " \t\n\r\f\v"
 
 
 def trimmed(value: Any) -> str:

@@ -31,6 +31,7 @@ from mock_server.benchwright.spec_data import tiers
 from mock_server.benchwright.store import Store, User
 from mock_server.engine import Ctx, Reply
 from mock_server.policies.problems import Problem, invalid, not_found
+from mock_server.policies.text import comma_items
 from mock_server.state.clock import rfc3339
 from mock_server.state.ids import uuid4
 
@@ -189,7 +190,7 @@ def _subscription_json(row: Subscription | None) -> dict[str, Any] | None:
 
 
 def _expand(raw: str | None) -> list[str]:
-    wanted = [part.strip() for part in (raw or "").split(",") if part.strip()]
+    wanted = comma_items(raw)
     unknown = [name for name in wanted if name not in _EXPANDERS]
     if unknown:
         raise Problem(

@@ -35,6 +35,7 @@ from mock_server.benchwright.resources import handler
 from mock_server.engine import Ctx, Reply
 from mock_server.policies.pagination import decode_cursor, encode_cursor
 from mock_server.policies.problems import invalid
+from mock_server.policies.text import comma_items
 from mock_server.state.clock import rfc3339
 
 # -- natural-key ids (§3.1) ------------------------------------------------------
@@ -114,7 +115,7 @@ def _type_filter(ctx: Ctx):
     when both are sent `exclude_types` wins and `types` is discarded (§5.1)."""
 
     def names(raw: str) -> set[str]:
-        return {part.strip() for part in raw.split(",") if part.strip()}
+        return set(comma_items(raw))
 
     if ctx.query.get("exclude_types") is not None:
         excluded = names(ctx.query["exclude_types"])

@@ -24,13 +24,13 @@ from mock_server.engine import Ctx, Reply
 from mock_server.policies.pagination import decode_cursor, encode_cursor, page
 from mock_server.policies.preconditions import weak_etag
 from mock_server.policies.problems import Problem, invalid
+from mock_server.policies.text import comma_items
 
 MIN_REVISION_STEP = timedelta(milliseconds=1)
 
 
 def _expand(ctx: Ctx) -> set[str]:
-    raw = ctx.query.get("expand") or ""
-    return {part.strip() for part in raw.split(",") if part.strip()}
+    return set(comma_items(ctx.query.get("expand")))
 
 
 # -- reads ----------------------------------------------------------------------
