@@ -87,6 +87,28 @@ def test_a_clock_reading_the_client_sends_back_reaches_the_oracle_as_the_oracles
     assert pairing.query_to_oracle("since=2026-04-23T14:02:33.633Z") == "since=2026-04-23T14%3A02%3A33.635Z"
 
 
+def test_a_filter_bound_at_a_session_runs_instant_reaches_the_oracle_at_its_twins():
+    """§3.5 filter operators: `started_at=lte:<a run's started_at>`, the instant re-spelt by the client, asks
+    the oracle with its twin run's own reading (the twin started microseconds later and would fall outside the
+    bound); the rows of a list matched by an id paired in the session pair their clock readings."""
+    pairing = Pairing(TARGET, ORACLE)
+    pairing.learn({"id": "run-t"}, {"id": "run-o"}, eligible=True)
+    pairing.learn(
+        {"data": [{"id": "run-t", "started_at": "2026-04-23T14:02:17.446127Z"}]},
+        {"data": [{"id": "run-o", "started_at": "2026-04-23T14:02:17.446301Z"}]},
+        eligible=False,
+    )
+    sent = "started_at=lte:2026-04-23T14:02:17.446127%2B00:00&status=in:run-t,ok"
+    assert pairing.query_to_oracle(sent) == ("started_at=lte%3A2026-04-23T14%3A02%3A17.446301Z&status=in%3Arun-o%2Cok")
+    assert pairing.query_to_oracle("started_at=gte:2026-04-23T14:02:18Z") == "started_at=gte%3A2026-04-23T14%3A02%3A18Z"
+    pairing.learn(
+        {"data": [{"id": "fixture", "at": "2026-01-01T00:00:00Z"}]},
+        {"data": [{"id": "fixture", "at": "2026-01-01T00:00:01Z"}]},
+        False,
+    )
+    assert not pairing.known("2026-01-01T00:00:00Z")  # a row both sides share is not one of the session's
+
+
 def test_a_value_the_spec_marks_paired_is_an_identifier():
     """§12a: a pending message has no id; its `ts` (each side's clock, in ms) is the handle for
     `DELETE …/pending/{ts}`. `x-volatile: paired` pairs it like an id."""

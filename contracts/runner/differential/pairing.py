@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
@@ -35,6 +36,7 @@ STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2
 PREFIXED = re.compile(r"^([a-z]{2,8}_)([0-9a-f]{8}-[0-9a-f-]{27})$")  # a kind prefix on a UUID (`top_…`)
 EMBEDDED = re.compile(r"[A-Za-z0-9_-]{8,}")  # a made-up value inside a sentence: an id, a handle, a token
 SECRET_NAME = re.compile(r"token|secret|key|password|credential|signature", re.I)
+OPERATOR = re.compile(r"^[a-z]{1,8}$")  # a filter operator before its operands: `lte:`, `in:`
 
 
 def is_id_name(name: str | None) -> bool:
@@ -58,6 +60,16 @@ def _stamps(target: Any, oracle: Any) -> bool:
     )
 
 
+def _instant(value: Any) -> datetime | None:
+    """The moment an RFC 3339 timestamp names (any spelling), else None."""
+    if not isinstance(value, str) or not STAMP.match(value):
+        return None
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return None
+
+
 def _scalar(value: Any) -> bool:
     return isinstance(value, str | int) and not isinstance(value, bool)
 
@@ -74,6 +86,7 @@ class Pairing:
     made_up: frozenset[str] = frozenset()  # other field names the spec declares made up (`x-volatile: paired`)
     ready: set[str] = field(default_factory=set)  # the credentials the session started with (not minted in it)
     chosen: set[str] = field(default_factory=set)  # what the client sent in the exchange being learned: not made up
+    instants: dict[datetime, str] = field(default_factory=dict)  # a paired clock reading's moment -> the oracle's
 
     # -- learning -----------------------------------------------------------------------
     def pair(self, target: Any, oracle: Any, name: str | None = None) -> None:
@@ -83,6 +96,9 @@ class Pairing:
         self.back[oracle] = target
         self.forward.setdefault(str(target), str(oracle))
         self.back.setdefault(str(oracle), str(target))
+        moment = _instant(target) if isinstance(oracle, str) and STAMP.match(oracle) else None
+        if moment is not None:
+            self.instants.setdefault(moment, oracle)
         if target != oracle and not SECRET_NAME.search(name or ""):
             self.shown.add(str(target))
         prefixed = PREFIXED.match(str(target)), PREFIXED.match(str(oracle))
@@ -139,7 +155,9 @@ class Pairing:
             other = self.forward.get(mine, mine if mine in by_id and mine not in self.back else None)
             if other is not None and other in by_id:
                 matched.add(other)
-                unpaired += self.learn(row, by_id[other], eligible, None)
+                # a row of a resource made in this session (its id paired with another): its made-up values pair
+                ours = eligible or (mine in self.forward and self.forward[mine] != mine)
+                unpaired += self.learn(row, by_id[other], ours, None)
             else:
                 rest_t.append(row)
         rest_o = [row for row in oracle if isinstance(row, dict) and row.get(key) not in matched]
@@ -230,7 +248,26 @@ class Pairing:
     def query_to_oracle(self, query: str) -> str:
         if not query:
             return ""
-        return urlencode([(k, self.forward.get(v, v)) for k, v in parse_qsl(query, keep_blank_values=True)])
+        return urlencode([(k, self.query_value(v)) for k, v in parse_qsl(query, keep_blank_values=True)])
+
+    def query_value(self, value: str) -> str:
+        """A query value for the oracle: paired as a whole, or, in a filter's syntax (`lte:<instant>`,
+        `in:<id>,<id>`), each paired operand after the operator. An instant pairs by the moment it names, so a
+        client that re-spells a run's `started_at` (`.446Z` as `.446000+00:00`) still reaches the oracle with
+        the oracle's reading of it."""
+        if value in self.forward:
+            return str(self.forward[value])
+        head, sep, rest = value.partition(":")
+        operator = head + sep if sep and OPERATOR.match(head) else ""
+        operands = (rest if operator else value).split(",")
+        mapped = [self._operand(item) for item in operands]
+        return value if mapped == operands else operator + ",".join(mapped)
+
+    def _operand(self, item: str) -> str:
+        if item in self.forward:
+            return str(self.forward[item])
+        moment = _instant(item)
+        return self.instants.get(moment, item) if moment is not None else item
 
     def holds_header(self, value: str) -> bool:
         """The pairing knows this header value (a credential, with or without its scheme, a cookie's value)."""
