@@ -14,7 +14,7 @@ from contracts.runner.differential.compare import Comparison
 from contracts.runner.differential.oracle import Oracle
 from contracts.runner.differential.pairing import Pairing
 from contracts.runner.differential.proxy import ProxyOracle
-from contracts.runner.differential.volatile import Volatile, paired_names
+from contracts.runner.differential.volatile import Volatile, paired_names, sized_names
 
 TARGET, ORACLE = "http://target.test", "http://127.0.0.1:9"
 UUID_T, UUID_O = "3a9b5385-e27f-4dad-b389-4ba5584b62cc", "ffab34f9-cd2c-4fbb-b047-0f3782b36dd9"
@@ -120,6 +120,20 @@ def test_a_value_the_spec_marks_paired_is_an_identifier():
     assert pairing.path_to_oracle("/v1/operators/op/pending/1776978013001") == "/v1/operators/op/pending/1776978013290"
     unpaired = Comparison(never, pairing.known, made_up=names).run({"ts": 5}, {"ts": 6})
     assert unpaired.diffs == [] and unpaired.unpaired == 1
+
+
+def test_a_size_of_text_holding_clock_readings_compares_within_one_percent():
+    """§4.1 `storage.event_bytes` counts the events' text, which holds each side's `duration_ms`: a digit more
+    where a duration crosses a power of ten is not drift; a size counted another way is."""
+    doc = {"components": {"schemas": {"S": {"properties": {"event_bytes": {"type": "integer", "x-volatile": "size"}}}}}}
+    sized = sized_names(doc)
+    assert sized == {"event_bytes"}
+    assert Comparison(never, never, sized=sized).run({"event_bytes": 2001}, {"event_bytes": 2000}).diffs == []
+    assert Comparison(never, never, sized=sized).run({"event_bytes": 9}, {"event_bytes": 10}).diffs == []
+    far = Comparison(never, never, sized=sized).run({"event_bytes": 2100}, {"event_bytes": 2000})
+    assert [d.kind for d in far.diffs] == ["value"]
+    unmarked = Comparison(never, never).run({"event_bytes": 2001}, {"event_bytes": 2000})
+    assert [d.kind for d in unmarked.diffs] == ["value"]
 
 
 def test_paired_ids_listed_in_another_order_are_the_same_set():

@@ -10,7 +10,8 @@ What is not compared by value:
   observed, at the end of the session (`lifecycle.Lifecycles`);
 - an error's human text (`message`, `detail` of a 4xx/5xx): by type;
 - durations counted from each side's own timer (`*_seconds`, `*_ms`, `retry_after`): within two
-  seconds and 5%.
+  seconds and 5%;
+- sizes of text that holds each side's clock readings (`x-volatile: size`): within 1%.
 
 Lists of objects with ids compare on their paired rows: presence, order and the counts beside
 them (a `total` less the unpaired rows on each side).
@@ -94,6 +95,7 @@ class Comparison:
     counts: list[tuple[Path, int, int]] = field(default_factory=list)
     balance: int = 0  # target rows unpaired less oracle rows unpaired, over the whole body
     made_up: frozenset[str] = frozenset()  # other names of made-up values (`x-volatile: paired`)
+    sized: frozenset[str] = frozenset()  # sizes of text holding each side's clock readings (`x-volatile: size`)
     moving: int = 0  # resources read at another point of their course on each side (not compared)
     transient: Callable[[str, Any], bool] = lambda _name, _state: False  # (field, state): a state that is left
 
@@ -138,7 +140,7 @@ class Comparison:
             self.diffs.append(Diff(path, "type", t, o))
             return 0
         if isinstance(t, float | int) and isinstance(o, float | int):
-            slack = _duration_slack(name, o)
+            slack = max(1.0, 0.01 * abs(o)) if name in self.sized else _duration_slack(name, o)
             if abs(t - o) <= max(1e-9 * max(abs(t), abs(o)), slack):
                 return 0
         self.diffs.append(Diff(path, "value", t, o))

@@ -38,7 +38,7 @@ from .ledger import Difference, Ledger
 from .lifecycle import Lifecycles
 from .oracle import Oracle
 from .pairing import SECRET_NAME, Pairing, path_names, sent
-from .volatile import Volatile, moving_states, paired_names
+from .volatile import Volatile, moving_states, paired_names, sized_names
 
 STREAMS = ("text/event-stream", "application/x-ndjson")
 WRITES = frozenset({"POST", "PUT", "PATCH"})
@@ -127,6 +127,7 @@ class Engine:
         self.adopt_credentials = adopt_credentials
         self.sides = []
         self.made_up = paired_names(self.doc)
+        self.sized = sized_names(self.doc)
         count = 2 if shadow_runs else 1
         if separate:  # their processes start side by side
             oracles = [o.ready() for o in [Oracle(mock or api, clock_scale).launch() for _ in range(count)]]
@@ -381,6 +382,7 @@ class Engine:
             error=target.status >= 400,
             lifecycle=track,
             made_up=self.made_up,
+            sized=self.sized,
             transient=self.lifecycles.moving,
         ).run(target.body, _theirs(pairing, oracle))
         self.ledger.unpaired["fields and rows only one side holds"] += comparison.unpaired

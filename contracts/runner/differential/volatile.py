@@ -124,7 +124,18 @@ def _properties(doc: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
 
 def paired_names(doc: dict[str, Any]) -> frozenset[str]:
     """The names of the properties the spec marks `x-volatile: paired` anywhere in its schemas."""
-    return frozenset(name for name, sub in _properties(doc) if sub.get("x-volatile") == "paired")
+    return marked_names(doc, "paired")
+
+
+def sized_names(doc: dict[str, Any]) -> frozenset[str]:
+    """The names of the properties the spec marks `x-volatile: size`: a size counted over text that holds each
+    side's clock readings (a run's `event_bytes` counts the digits of each event's `duration_ms`), compared
+    within 1% rather than to the byte."""
+    return marked_names(doc, "size")
+
+
+def marked_names(doc: dict[str, Any], mark: str) -> frozenset[str]:
+    return frozenset(name for name, sub in _properties(doc) if sub.get("x-volatile") == mark)
 
 
 def moving_states(doc: dict[str, Any]) -> dict[str, set[str]]:
