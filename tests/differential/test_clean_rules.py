@@ -136,6 +136,22 @@ def test_a_size_of_text_holding_clock_readings_compares_within_one_percent():
     assert [d.kind for d in unmarked.diffs] == ["value"]
 
 
+def test_a_moving_resources_counts_are_not_compared_in_that_snapshot():
+    """§4.1 a `running` run (x-moving-states) read a moment apart: its `tokens/driver/total` is a count named
+    like a list's total, and was compared at the end of the comparison, after the run's other fields had been
+    set aside (a clean served mock: 0 tokens on the target, 4580 on the oracle)."""
+
+    def running(name: str, state: object) -> bool:
+        return name == "status" and state == "running"
+
+    t = {"data": [{"id": "r1", "status": "running", "tokens": {"driver": {"total": 0}}}]}
+    o = {"data": [{"id": "r1", "status": "running", "tokens": {"driver": {"total": 4580}}}]}
+    moving = Comparison(never, never, transient=running).run(t, o)
+    assert moving.diffs == [] and moving.moving == 1
+    t["data"][0]["status"] = o["data"][0]["status"] = "ok"
+    assert [d.kind for d in Comparison(never, never, transient=running).run(t, o).diffs] == ["value"]
+
+
 def test_paired_ids_listed_in_another_order_are_the_same_set():
     """§9 a `409 ambiguous` lists its candidate ids sorted by id: each side's made-up ids sort differently, the
     set is what compares."""

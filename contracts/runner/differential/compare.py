@@ -151,10 +151,12 @@ class Comparison:
             return self._fields(t, o, path)
         # a resource that moves on its own (a run), read at another point of its course on each side: its
         # fields are not compared in this snapshot; its states are, as a sequence (`lifecycle.Lifecycles`)
-        before = len(self.diffs)
+        before, counted = len(self.diffs), len(self.counts)
         below = self._fields(t, o, path)
-        if len(self.diffs) > before:
-            del self.diffs[before:]
+        # the counts below it (a run's `tokens/driver/total`) moved with it: set aside, not compared at the end
+        differs = len(self.diffs) > before or any(c[1] != c[2] for c in self.counts[counted:])
+        del self.diffs[before:], self.counts[counted:]
+        if differs:
             self.moving += 1
         return below
 
