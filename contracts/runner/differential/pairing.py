@@ -115,15 +115,17 @@ class Pairing:
                 self.pair(value, oracle[name], "credential")
                 self.ready.add(value)
 
-    def learn(self, target: Any, oracle: Any, eligible: bool, name: str | None = None) -> list[Any]:
+    def learn(
+        self, target: Any, oracle: Any, eligible: bool, name: str | None = None, clock: bool = False
+    ) -> list[Any]:
         """Pair the made-up values of two answers to the same request; returns the target's values
         left unpaired (rows only the target has, where nothing says they are this session's)."""
         unpaired: list[Any] = []
         if isinstance(target, dict) and isinstance(oracle, dict):
             for key in target.keys() & oracle.keys():
-                unpaired += self.learn(target[key], oracle[key], eligible, key)
+                unpaired += self.learn(target[key], oracle[key], eligible, key, clock)
         elif isinstance(target, list) and isinstance(oracle, list):
-            unpaired += self._learn_list(target, oracle, eligible, name)
+            unpaired += self._learn_list(target, oracle, eligible, name, clock)
         elif (is_id_name(name) or name in self.made_up) and _scalar(target) and _scalar(oracle):
             mine = str(target) not in self.chosen and str(oracle) not in self.chosen
             if target == oracle and not self.known(target) and oracle not in self.back:
@@ -133,17 +135,19 @@ class Pairing:
                 self._segments(target, oracle)
             elif not self.known(target):
                 unpaired.append(target)
-        elif eligible and _stamps(target, oracle) and target not in self.chosen:
+        elif (eligible or clock) and _stamps(target, oracle) and target not in self.chosen:
             # each side's clock reading for the same moment of a resource of the session: a client that sends
             # it back (`?since=<a run's createdAt>`) reaches the oracle with the oracle's
             self.pair(target, oracle, name)
         return unpaired
 
-    def _learn_list(self, target: list[Any], oracle: list[Any], eligible: bool, name: str | None) -> list[Any]:
+    def _learn_list(
+        self, target: list[Any], oracle: list[Any], eligible: bool, name: str | None, clock: bool = False
+    ) -> list[Any]:
         key = row_key(target) or row_key(oracle)
         if key is None:
             if len(target) == len(oracle):
-                return [u for t, o in zip(target, oracle, strict=True) for u in self.learn(t, o, eligible, name)]
+                return [u for t, o in zip(target, oracle, strict=True) for u in self.learn(t, o, eligible, name, clock)]
             return []
         unpaired: list[Any] = []
         by_id = {row.get(key): row for row in oracle if isinstance(row, dict)}
@@ -155,9 +159,10 @@ class Pairing:
             other = self.forward.get(mine, mine if mine in by_id and mine not in self.back else None)
             if other is not None and other in by_id:
                 matched.add(other)
-                # a row of a resource made in this session (its id paired with another): its made-up values pair
-                ours = eligible or (mine in self.forward and self.forward[mine] != mine)
-                unpaired += self.learn(row, by_id[other], ours, None)
+                # a row of a resource made in this session (its id paired with another) on a plain read: its
+                # clock readings pair (a client bounds a filter at its `started_at`), its other values do not
+                ours = mine in self.forward and self.forward[mine] != mine
+                unpaired += self.learn(row, by_id[other], eligible, None, clock or ours)
             else:
                 rest_t.append(row)
         rest_o = [row for row in oracle if isinstance(row, dict) and row.get(key) not in matched]
