@@ -7,10 +7,12 @@ import io
 
 import pytest
 
+from mock_server.app import create_app
 from mock_server.benchwright.fixtures import DEFAULT_USER_ID
 from mock_server.benchwright.model import ledger
 from mock_server.benchwright.model import lifecycle as pipeline
 from mock_server.benchwright.resources.billing import complete_checkout, mark_topup_paid, seed_billing
+from tests.benchwright.conftest import SpecCheckedClient
 
 DAY = 86_400
 
@@ -323,3 +325,42 @@ def test_10_8_a_statement_month_outside_the_calendar_is_a_400(api):
     for month in ("0000-01", "9999-12"):
         response = api.get(f"/v1/billing/statement?month={month}")
         assert response.status_code == 400 and response.json()["code"] == "invalid_argument"
+
+
+# -- §10.4 the ledger's order ---------------------------------------------------------
+
+
+LAUNCH = {"request": "Run MMLU Abstract Algebra via OpenRouter", "model": {"model": "qwen/qwen3-32b"}}
+
+
+def _ledger_after(step_seconds: float) -> list[tuple[str, str, int, int]]:
+    """Two runs launched a moment apart spend at interleaved moments; the clock then moves 15 minutes on in
+    steps of `step_seconds` (each a request, so due steps apply at each one)."""
+    api = SpecCheckedClient(create_app()).as_token(["full"])
+    launched = []
+    for _ in range(2):
+        response = api.post("/v1/runs", json=LAUNCH)
+        assert response.status_code == 202, response.text
+        launched.append(response.json()["id"])
+        api.advance(0.7)
+    moved = 0.0
+    while moved < 900:
+        api.advance(step_seconds)
+        moved += step_seconds
+    names = {run_id: f"run {index}" for index, run_id in enumerate(launched)}
+    rows = api.get("/v1/billing/transactions?limit=100").json()["data"]
+    return [
+        (row["kind"], names.get(row["reference_id"], "other"), row["delta"]["amount_cents"],
+         row["balance_after"]["amount_cents"])
+        for row in rows
+    ]  # fmt: skip
+
+
+def test_ledger_10_4_runs_debit_in_the_order_their_moments_came():
+    """§10.4 / §3.9: what runs spend is debited in the order it was spent, across runs, however often requests
+    arrived while they ran: one jump of the clock past every step and many small steps read the same ledger,
+    the same running balance (a mock that applied one run's due steps before the next run's posted run 0's
+    later debits before run 1's earlier ones)."""
+    jump = _ledger_after(900)
+    assert {name for _, name, _, _ in jump} >= {"run 0", "run 1"}
+    assert jump == _ledger_after(3)

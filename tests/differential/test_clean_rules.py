@@ -79,6 +79,20 @@ def test_rows_paired_by_position_are_matched_on_what_they_hold():
     assert [d.kind for d in result.diffs] == ["order"]  # the order itself still compares
 
 
+def test_rows_paired_by_position_prefer_the_references_they_share():
+    """§10.4 ledger rows made in the session (their ids each side's own) that name seed runs both sides hold:
+    a row pairs with the one naming the same run, never crosswise, even listed in another order (crossed, the
+    two seed runs were paired with each other and every later read of them differed)."""
+    pairing = Pairing(TARGET, ORACLE)
+    target = {"data": [{"id": "txn_t1", "kind": "trace_debit", "reference_id": "run-a"},
+                       {"id": "txn_t2", "kind": "trace_debit", "reference_id": "run-b"}]}  # fmt: skip
+    oracle = {"data": [{"id": "txn_o2", "kind": "trace_debit", "reference_id": "run-b"},
+                       {"id": "txn_o1", "kind": "trace_debit", "reference_id": "run-a"}]}  # fmt: skip
+    pairing.learn(target, oracle, eligible=True)
+    assert pairing.forward["txn_t1"] == "txn_o1" and pairing.forward["txn_t2"] == "txn_o2"
+    assert pairing.forward["run-a"] == "run-a" and pairing.forward["run-b"] == "run-b"
+
+
 def test_a_clock_reading_the_client_sends_back_reaches_the_oracle_as_the_oracles():
     """A-93 (benchsdk `since`/`until` at millisecond precision): a run's `createdAt` sent back as `since` is the
     target's clock reading; the oracle is asked with its own reading of the same moment."""

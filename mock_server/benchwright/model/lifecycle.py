@@ -445,7 +445,10 @@ def emit(store: Store, run: Run, type_: str, data: dict[str, Any], at: datetime 
 
 
 def advance_all(mock: Any) -> None:
-    """Apply every plan step that has come due: O(due steps), not O(runs)."""
+    """Apply every plan step that has come due, across runs in the order their moments came: O(due steps),
+    not O(runs). A run's steps apply up to the next other run's due step, then that run's, so what two runs
+    post (their debits, in the ledger's order and running balance) reads the same however often requests
+    arrived while they ran: one request after both steps, or one between them."""
     store = mock.store
     now = store.clock.now()
     heap = _schedule(store)
@@ -454,8 +457,9 @@ def advance_all(mock: Any) -> None:
         run = runs(store).get(run_id)
         if run is None or run.terminal or run.held or not run.plan:
             continue
-        if run.plan[0].at <= now:
-            advance(mock, run, now)
+        bound = min(now, heap[0][0]) if heap else now
+        if run.plan[0].at <= bound:
+            advance(mock, run, bound)
         wake(store, run)
 
 
