@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .apis import APIS, DEFAULT_API, profile
-from .serve import add_set_option, tune_gc
+from .serve import add_set_option, port_number, tune_gc
 from .server import MAX_HEAD_BYTES, granian_available, serve_granian, serve_uvicorn
 
 
@@ -25,7 +25,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m mock_server", description=__doc__)
     parser.add_argument("--api", default=DEFAULT_API, choices=sorted(APIS), help="which API to serve")
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=None, help="default: the API's own port")
+    parser.add_argument("--port", type=port_number, default=None, help="default: the API's own port")
     parser.add_argument(
         "--clock-scale",
         type=float,

@@ -85,11 +85,23 @@ def banner(api, host: str, port: int, control: bool) -> list[str]:
     return lines
 
 
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 0 (any free one) to 65535. An operating system takes a larger number modulo
+    65536 and binds some other port, so it is refused here."""
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= number <= 65535:
+        raise argparse.ArgumentTypeError(f"{number} is not a port: use 0 to 65535")
+    return number
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m mock_server.serve", description=__doc__)
     parser.add_argument("--api", action="append", choices=sorted(APIS), help="serve only this API (repeatable)")
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=None, help="with one --api: its port")
+    parser.add_argument("--port", type=port_number, default=None, help="with one --api: its port")
     parser.add_argument("--clock-scale", type=float, default=1.0)
     parser.add_argument("--no-control", action="store_true")
     parser.add_argument("--no-cors", action="store_true")

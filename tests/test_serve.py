@@ -119,6 +119,24 @@ def test_make_serve_refuses_a_port_for_several_apis(capsys):
         serve_main(["--port", "4999"])
 
 
+@pytest.mark.parametrize("port", ["188012", "-1", "http"])
+def test_every_server_command_refuses_a_port_out_of_range(port, capsys):
+    """A port past 65535 reached the socket and the operating system bound it modulo 65536 (188012 became
+    56940, which another process held): `make serve`, `python -m mock_server` and the proxy refuse it."""
+    from contracts.proxy.cli import main as proxy_main
+    from mock_server.__main__ import main as mock_main
+
+    for command in (
+        lambda: serve_main(["--api", "benchwright", "--port", port]),
+        lambda: mock_main(["--api", "benchwright", "--port", port]),
+        lambda: proxy_main(["--api", "benchwright", "--upstream", "http://127.0.0.1:9", "--port", port]),
+    ):
+        with pytest.raises(SystemExit) as stopped:
+            command()
+        assert stopped.value.code == 2
+        assert "--port" in capsys.readouterr().err
+
+
 def test_make_serve_serves_every_api_on_its_own_port():
     """`make serve` (issue: interfaces): every registered API, each on its profile's port,
     each printing its base URL and a ready credential that works."""

@@ -14,12 +14,13 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     from mock_server.apis import APIS
+    from mock_server.serve import port_number
 
     parser = argparse.ArgumentParser(prog="harness-proxy", description=__doc__)
     parser.add_argument("--api", required=True, choices=sorted(APIS), help="which API's contract to apply")
     parser.add_argument("--upstream", required=True, help="the server to forward to, e.g. https://staging.example")
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=4020)
+    parser.add_argument("--port", type=port_number, default=4020)
     parser.add_argument("--record", default=None, help="write every exchange, redacted, to this JSONL file")
     parser.add_argument("--log", default="reports/proxy-drift", help="drift log stem: STEM.md and STEM.jsonl")
     parser.add_argument("--log-level", default="warning")
