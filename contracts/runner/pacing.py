@@ -34,6 +34,8 @@ from typing import Any
 import httpx
 import pytest
 
+from contracts.runner.connections import http_transport
+
 from .safety import MAX_RETRY_WAIT, SAFE_METHODS, RunPolicy
 
 RETRIES = 4
@@ -172,7 +174,7 @@ class PacedTransport(httpx.BaseTransport):
     def __init__(self, policy: RunPolicy, pacer: Pacer, inner: httpx.BaseTransport | None = None) -> None:
         self.policy = policy
         self.pacer = pacer
-        self.inner = inner or httpx.HTTPTransport()
+        self.inner = inner or http_transport()
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         expect = bool(request.extensions.get("expect_429"))

@@ -28,6 +28,8 @@ from typing import Any
 
 import httpx
 
+from contracts.runner.connections import http_transport
+
 from . import differential
 from .pacing import PacedTransport, Pacer
 from .safety import RunPolicy
@@ -103,7 +105,7 @@ class Session:
     def _control(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         """A control call, seen by the oracle in differential mode (mirrored there: a clock moved on to wait
         out a throttle moves the oracle's too)."""
-        transport = differential.wrap(self, httpx.HTTPTransport())
+        transport = differential.wrap(self, http_transport())
         with httpx.Client(transport=transport, timeout=10) as client:
             return client.request(method, f"{self.base_url}/__mock{path}", **kwargs)
 

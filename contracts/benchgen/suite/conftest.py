@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from contracts.runner import differential
+from contracts.runner.connections import http_transport
 from contracts.runner.session import current
 from mock_server.apis import bundle
 from mock_server.engine.spec import iter_operations
@@ -36,7 +37,7 @@ def target() -> Any:
 def http(target) -> Iterator[Any]:
     """The runner's budgeted client; on the embedded mock a plain one, since its 429s are in simulated
     time (a poll sooner than `check_again_seconds`) and waiting them out in real time would gain nothing."""
-    plain = differential.wrap(target, httpx.HTTPTransport())  # differential mode: also to the oracle
+    plain = differential.wrap(target, http_transport())  # differential mode: also to the oracle
     client = (
         httpx.Client(base_url=target.base_url, timeout=30.0, transport=plain) if target.embedded else target.client()
     )

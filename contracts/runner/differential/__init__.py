@@ -14,6 +14,8 @@ from typing import Any
 
 import httpx
 
+from contracts.runner.connections import http_transport
+
 ENV = "HARNESS_CONTRACT_DIFFERENTIAL"
 _ENGINES: dict[tuple[str, str], Any] = {}
 _FRONTS: dict[str, Any] = {}  # front URL -> its engine
@@ -112,7 +114,7 @@ def call_kwargs(session: Any) -> dict[str, Any]:
     if key not in _REQUESTS:
         from .adapter import requests_session
 
-        _REQUESTS[key] = requests_session(wrap(session, httpx.HTTPTransport()))
+        _REQUESTS[key] = requests_session(wrap(session, http_transport()))
     return {"session": _REQUESTS[key]}
 
 

@@ -10,6 +10,8 @@ from typing import Any
 import anyio
 import httpx
 
+from contracts.runner.connections import http_transport
+
 from .engine import Engine
 from .transport import DifferentialTransport
 
@@ -24,7 +26,7 @@ class ToTarget(httpx.BaseTransport):
 
     def __init__(self, target: httpx.URL) -> None:
         self.target = target
-        self.inner = httpx.HTTPTransport()
+        self.inner = http_transport()
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         request.url = request.url.copy_with(scheme=self.target.scheme, host=self.target.host, port=self.target.port)

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import httpx
 
+from contracts.runner.connections import http_transport
+
 from .engine import STREAMS, Engine
 
 
 class DifferentialTransport(httpx.BaseTransport):
     def __init__(self, engine: Engine, inner: httpx.BaseTransport | None = None, front: str | None = None) -> None:
         self.engine = engine
-        self.inner = inner or httpx.HTTPTransport()
+        self.inner = inner or http_transport()
         self.front = front  # requests to this base pass as they are: the front there sees them
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
