@@ -167,8 +167,25 @@ CLAUSES = [
     Clause("§4.2.1#16", "metadata.limit caps Materialize to the first N samples"),
     Clause("§4.2.1#17", "metadata.publish_on_complete flips the run public once it finalizes ok"),
     Clause("§4.2.1#18", "a publish_on_complete run that errors stays private"),
-    # (not split out yet: task versus run ceilings, the limit_exceeded halt reason, proxy_linger clamping,
-    # the legacy limit spellings; read under §4.2.1's other clauses)
+    # §4.2.1's `limits` ceilings: run and phase ceilings stop the run, task ceilings only their task
+    Clause("§4.2.1#19", "a run ceiling stops the run: it halts and ends, and no later phase starts"),
+    Clause("§4.2.1#20", "a phase ceiling stops the run too"),
+    Clause("§4.2.1#21", "reaching a run-level ceiling halts with halt_reason limit_exceeded:<level>.<quantity>"),
+    Clause("§4.2.1#22", "a phase:<name> ceiling overrides the phase ceiling for that phase alone"),
+    Clause("§4.2.1#23", "a task ceiling stops only that task: recorded failed, the other tasks carry on, no halt"),
+    Clause("§4.2.1#24", "a task stopped by its ceiling is never retried, whatever task.attempts allows"),
+    Clause("§4.2.1#25", "run.cost compares cost.incurred, model spend included: it fires while cost.billed is under"),
+    # the pre-`limits` spellings (metadata.limit is §4.2.1#16)
+    Clause("§4.2.1#26", "constraints.max_cost_cents is run.cost, in cents"),
+    Clause("§4.2.1#27", "constraints.max_duration_ms is run.duration, in milliseconds"),
+    Clause("§4.2.1#28", "constraints.max_tasks is run.tasks: how many dataset rows run"),
+    Clause("§4.2.1#29", "metadata.task_timeout_sec is attempt.duration: it fails the try over it, not the task or run"),
+    # metadata.proxy_linger_seconds, read on the run's ProxySandboxLinger event (§15)
+    Clause("§4.2.1#30", "metadata.proxy_linger_seconds keeps the run's proxy N seconds after the run finishes"),
+    Clause("§4.2.1#31", "a proxy_linger_seconds above 86400 is clamped to 86400, not refused"),
+    Clause("§4.2.1#32", "a negative proxy_linger_seconds is clamped to 0, not refused: nothing lingers"),
+    # (not split out: the task.cost, task.tokens and task.attempts ceilings and metadata.task_attempts, which
+    # need per-task spend and retries the mock does not model; that halts wait for the phase to end)
     # §4.2.2 Pinned benchmark launch (two launch modes at once and an unknown id are §4.2.5#1 and #2)
     Clause("§4.2.2#1", "a pinned launch runs that catalog benchmark"),
     Clause("§4.2.2#2", "the launcher writes the synthetic request `Run <name>`"),

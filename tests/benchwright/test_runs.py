@@ -5,6 +5,8 @@ Every response is validated against the spec by the `api` fixture.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from starlette.testclient import TestClient
 
 from mock_server.app import create_app
@@ -203,6 +205,55 @@ def test_legacy_constraints_become_limits(api):
     run_id = launch(api, constraints={"max_cost_cents": 2})
     api.advance(600)
     assert run_of(api, run_id)["halt_reason"] == "limit_exceeded:run.cost"
+
+
+def test_a_task_ceiling_fails_only_the_tasks_over_it(api):
+    """§4.2.1: a task ceiling bounds a task's tries together and stops only that task: the try that
+    reaches it is recorded failed, cut at the ceiling, and no try follows; the tasks under it pass
+    every try and the run finishes unhalted."""
+    run_id = launch(api, trials={"plan": {"k": 2}}, limits={"task": {"duration": 1.8}})
+    api.advance(600)
+    rows = api.get(f"/v1/runs/{run_id}/tasks", params={"include_retries": "true"}).json()["data"]
+    tasks = {row["index"]: [] for row in rows}
+    for row in rows:
+        tasks[row["index"]].append(row)
+    stopped = {index for index, tries in tasks.items() if tries[-1]["error_class"] == "timeout"}
+    assert stopped and stopped != set(tasks), tasks  # some tasks over the ceiling, some under it
+    for index, tries in tasks.items():
+        spent = sum(r["duration_ms"] for r in tries)
+        assert (spent == 1800) if index in stopped else (spent <= 1800 and len(tries) == 2), tries
+        assert all(r["error_class"] == "ok" for r in tries[:-1])
+    run = run_of(api, run_id)
+    assert run["status"] == "ok" and run["halted"] is False
+
+
+def test_an_attempt_ceiling_fails_the_try_over_it(api):
+    """§4.2.1: `attempt.duration` (and its pre-`limits` spelling `metadata.task_timeout_sec`) bounds one
+    try: only a try longer than it is failed."""
+    run_id = launch(api, limits={"attempt": {"duration": 0.8}})
+    api.advance(600)
+    rows = api.get(f"/v1/runs/{run_id}/tasks").json()["data"]
+    assert {r["error_class"] for r in rows} == {"ok", "timeout"}
+    assert all((r["error_class"] == "timeout") == (r["duration_ms"] == 800) for r in rows)
+    assert run_of(api, run_id)["halted"] is False
+
+
+def _lingered(api, run_id):
+    return [e for e in api.get(f"/v1/runs/{run_id}/events").json()["data"] if e["type"] == "ProxySandboxLinger"]
+
+
+def test_proxy_linger_is_clamped_to_a_day(api):
+    """§4.2.1: `metadata.proxy_linger_seconds` keeps the proxy N seconds after the run finishes,
+    silently clamped to [0, 86400] (the spec's `x-clamp`); 0 or less tears it down at once."""
+    asked = {seconds: launch(api, metadata={"proxy_linger_seconds": seconds}) for seconds in (600, 100000, -5, 0)}
+    api.advance(600)
+    for seconds, granted in ((600, 600), (100000, 86400)):
+        run = run_of(api, asked[seconds])
+        finished_ms = int(datetime.fromisoformat(run["finished_at"]).timestamp() * 1000)
+        (event,) = _lingered(api, asked[seconds])
+        assert event["data"]["requested_seconds"] == seconds
+        assert event["data"]["granted_expires_at_ms"] - finished_ms == granted * 1000
+    assert not _lingered(api, asked[-5]) and not _lingered(api, asked[0])
 
 
 def test_balance_floor_halts_mid_run(api):

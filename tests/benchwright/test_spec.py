@@ -148,12 +148,14 @@ def test_clamps_are_well_formed_and_never_maximums(bundle):
         found += 1
         clamp = node["x-clamp"]
         schema = resolve(bundle, node.get("schema", {}))
-        assert set(clamp) <= {"default", "max"} and "max" in clamp, trail
+        assert set(clamp) <= {"default", "min", "max"} and "max" in clamp, trail
         assert isinstance(clamp["max"], int | float), trail
         if "default" in clamp:
-            assert clamp["default"] <= clamp["max"], trail
+            assert clamp.get("min", clamp["default"]) <= clamp["default"] <= clamp["max"], trail
             assert schema.get("default") in (None, clamp["default"]), trail
         assert "maximum" not in schema and "exclusiveMaximum" not in schema, f"{trail}: clamp is also a maximum"
+        if "min" in clamp:
+            assert "minimum" not in schema and "exclusiveMinimum" not in schema, f"{trail}: clamp is also a minimum"
     assert found >= 6
 
 

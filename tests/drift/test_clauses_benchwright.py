@@ -16,7 +16,9 @@ sample count and phases, §5.3 event identity, §3.5 the filter operators and so
 natural-language launch's keys, §4.2.2 the pinned row, §4.2.4 the launch answer, §9.1 the
 secret list's rules and injections, §6.5 the report route's gate, §9.4 deleting
 a secret, §10.10 verifying a checkout,
-§2.3's vice versa (a PAT rotation keeps the secrets), §8.2 the benchmark detail."""
+§2.3's vice versa (a PAT rotation keeps the secrets), §8.2 the benchmark detail, §4.2.1's ceilings
+(run, phase and task levels, `run.cost` on the incurred cost), its pre-`limits` spellings and the
+`proxy_linger_seconds` clamp."""
 
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ import pytest
 
 from contracts.benchwright.suite import (
     test_account_flows,
+    test_ceilings,
     test_credentials,
     test_derived,
     test_filters,
@@ -130,6 +133,12 @@ PINNED_ROW = check(
     test_launch_modes.test_pinned_launch_resolves_the_catalog_row, "client", "target", "policy", "mock_only"
 )
 DETAIL = check(test_registry.test_detail_lists_the_tree, "client")
+CEILINGS = check(test_ceilings.test_run_and_phase_ceilings_stop_the_run, "client", "target", "policy", "mock_only")
+TASK_CEILINGS = check(test_ceilings.test_task_ceilings_stop_only_their_task, "client", "target", "policy", "mock_only")
+LEGACY_LIMITS = check(
+    test_ceilings.test_legacy_limit_spellings_mean_their_ceilings, "client", "target", "policy", "mock_only"
+)
+LINGER = check(test_ceilings.test_proxy_linger_is_clamped, "client", "target", "policy", "mock_only")
 HALT = check(test_lifecycle.test_halt_and_pause_answer_as_documented, "client", "target", "policy", "mock_only")
 
 # -- drifts ----------------------------------------------------------------------------------------------
@@ -603,6 +612,50 @@ def _later_keys_ignored(name, value):
     return value.split(",")[0] if name == "sort" else value
 
 
+def _limited(limits: dict[str, Any], edit: Callable[[dict[str, Any], dict[str, Any]], None]):
+    """`edit(run, request)` on each read of a run launched with exactly these `limits`."""
+    return _launches(b'"limits"', lambda run, request: edit(run, request) if request.get("limits") == limits else None)
+
+
+def _unhalted(run, request):
+    """The run read as if no ceiling had stopped it."""
+    run.update(halted=False, halt_reason=None, status="ok", display_status="ok")
+
+
+def _halted_on(reason: str):
+    return lambda run, request: run.update(halted=True, halt_reason=reason, status="error", display_status="halted")
+
+
+def _only_find(run, request):
+    run["phase_breakdown"] = [row for row in run.get("phase_breakdown") or [] if row.get("phase") == "find"]
+
+
+def _cost_ceiling(edit):
+    """`edit` on the reads of a run launched with a `run.cost` ceiling."""
+    return _launches(
+        b'"cost"',
+        lambda run, request: edit(run, request) if "cost" in (request.get("limits") or {}).get("run", {}) else None,
+    )
+
+
+def _task_retried(scope, body):
+    """Each row read with `include_retries=true` comes with the superseded try before it."""
+    if b"include_retries=true" in scope.get("query_string", b""):
+        body["data"] = [dict(row) for row in body.get("data") or [] for _ in range(2)]
+
+
+def _linger_moved(requested: int, by_seconds: int):
+    """The `ProxySandboxLinger` of a run that asked `requested` seconds grants `by_seconds` more."""
+
+    def edit(scope, body):
+        for event in body.get("data") or []:
+            data = event.get("data") or {}
+            if event.get("type") == "ProxySandboxLinger" and data.get("requested_seconds") == requested:
+                data["granted_expires_at_ms"] += by_seconds * 1000
+
+    return answer(EVENTS, edit)
+
+
 FINISHED = re.compile(rb"(?:id: \d+\r?\n)?event: run\.finished\r?\n(?:data: [^\n]*\r?\n)*\r?\n")
 SSE_ID = re.compile(rb"^id: (\d+)", re.MULTILINE)
 
@@ -738,6 +791,25 @@ DRIFTS: list[tuple[str, str, str, Any, Any]] = [
     ("launch", "§4.2.1#18", "erring-run-published",
      _launches(b'"mock_outcome"', lambda run, request: run.__setitem__("visibility", "public")
                if run.get("status") == "error" else None), NL_KEYS),
+    ("limits", "§4.2.1#19", "run-ceiling-keeps-running", _limited({"run": {"duration": 1}}, _unhalted), CEILINGS),
+    ("limits", "§4.2.1#20", "phase-ceiling-keeps-running", _limited({"phase": {"calls": 1}}, _unhalted), CEILINGS),
+    ("limits", "§4.2.1#21", "halt-reason-in-the-old-spelling",
+     _limited({"run": {"duration": 1}}, _halted_on("max_duration_exceeded")), CEILINGS),
+    ("limits", "§4.2.1#22", "phase-override-ignored", _launches(b'"phase:find"', _only_find), CEILINGS),
+    ("limits", "§4.2.1#23", "task-ceiling-halts-the-run",
+     _launches(b'"task"', _halted_on("limit_exceeded:task.duration")), TASK_CEILINGS),
+    ("limits", "§4.2.1#24", "stopped-task-retried", answer(r"/tasks$", _task_retried), TASK_CEILINGS),
+    ("limits", "§4.2.1#25", "run-cost-compares-billed", _cost_ceiling(_unhalted), CEILINGS),
+    ("limits", "§4.2.1#26", "max-cost-cents-read-as-dollars", _launches(b'"max_cost_cents"', _unhalted), LEGACY_LIMITS),
+    ("limits", "§4.2.1#27", "max-duration-ms-read-as-seconds", _launches(b'"max_duration_ms"', _unhalted),
+     LEGACY_LIMITS),
+    ("limits", "§4.2.1#28", "max-tasks-ignored", _launches(b'"max_tasks"', _set("task_count", 10)), LEGACY_LIMITS),
+    ("limits", "§4.2.1#29", "task-timeout-bounds-the-run",
+     _launches(b'"task_timeout_sec"', _halted_on("limit_exceeded:run.duration")), TASK_CEILINGS),
+    ("limits", "§4.2.1#30", "linger-an-hour-more", _linger_moved(600, 3600), LINGER),
+    ("limits", "§4.2.1#31", "linger-not-clamped", _linger_moved(100000, 100000 - 86400), LINGER),
+    ("limits", "§4.2.1#31", "linger-above-the-clamp-refused", _refusal_status(b"100000", 400, 202), LINGER),
+    ("limits", "§4.2.1#32", "negative-linger-refused", _refusal_status(b"-5", 400, 202), LINGER),
 ]  # fmt: skip
 
 
@@ -784,6 +856,10 @@ CHECKS = {
     "nl-keys": NL_KEYS,
     "pinned-row": PINNED_ROW,
     "detail": DETAIL,
+    "ceilings": CEILINGS,
+    "task-ceilings": TASK_CEILINGS,
+    "legacy-limits": LEGACY_LIMITS,
+    "linger": LINGER,
 }
 
 

@@ -30,6 +30,7 @@ import orjson
 from mock_server.benchwright.model import ledger, retention
 from mock_server.benchwright.model.plan import Plan, Step
 from mock_server.benchwright.store import Store
+from mock_server.state.clock import epoch_ms
 
 PHASES = ["find", "analyze", "setup", "atomize", "materialize", "report"]
 REPLAY_PHASES = ["attach", "materialize", "report"]
@@ -98,6 +99,7 @@ class Run:
     phase_started_at: datetime | None = None
     inference: dict[str, Any] | None = None
     relaunch_count: int = 0
+    proxy_linger: tuple[Any, int] = (None, 0)  # metadata.proxy_linger_seconds as sent, and the seconds granted
     # what the run's simulated course (which trials pass, how long each task takes) is drawn from: the order
     # it was made in on this server, so two mocks given the same session run it alike (the differential
     # oracle, docs/differential.md); its id when unset
@@ -376,19 +378,28 @@ def _artifact_steps(run: _PlanFrame, phase: str, at, offset: float) -> list[Step
 
 
 def _task_steps(run: _PlanFrame, at, offset: float, tasks: int) -> Iterator[Step]:
+    """Each task's trials. A `task` or `attempt` ceiling stops only that task (§4.2.1): the try that
+    reaches it is recorded failed (`timeout`, cut at the ceiling), the task runs no further try, and the
+    remaining tasks carry on. `attempt.duration` bounds one try, `task.duration` the task's tries together."""
     model_in, model_out = TASK_MODEL_TOKENS
     attempt_limit = run.limits.get("attempt", {}).get("duration")
     task_limit = run.limits.get("task", {}).get("duration")
     for index in range(tasks):
         trial_scores = []
+        took_ms = int(TASK_SECONDS * 1000 * (0.6 + 0.4 * stable_fraction(run.course, index)))
+        spent = 0.0
         for trial in range(run.trials):
             passed = stable_fraction(run.course, index, trial) < 0.8
             score = 1.0 if passed else 0.0
             error = None
             error_class = "ok"
-            bound = min(x for x in (attempt_limit, task_limit, math.inf) if x is not None)
-            if bound < TASK_SECONDS:
+            left = math.inf if task_limit is None else task_limit - spent
+            bound = left if attempt_limit is None else min(attempt_limit, left)
+            duration_ms = took_ms
+            if took_ms / 1000 > bound:
                 score, error, error_class = 0.0, "task exceeded its duration ceiling", "timeout"
+                duration_ms = int(max(bound, 0.0) * 1000)
+            spent += duration_ms / 1000
             trial_scores.append(score)
             yield Step(
                 at(offset + index * TASK_SECONDS + trial * 0.1),
@@ -399,7 +410,7 @@ def _task_steps(run: _PlanFrame, at, offset: float, tasks: int) -> Iterator[Step
                     "trial": trial,
                     "invocation": 1,
                     "score": score,
-                    "duration_ms": int(TASK_SECONDS * 1000 * (0.6 + 0.4 * stable_fraction(run.course, index))),
+                    "duration_ms": duration_ms,
                     "output_preview": f"The answer is ({'ABCD'[index % 4]}).",
                     "error": error,
                     "error_class": error_class,
@@ -407,6 +418,8 @@ def _task_steps(run: _PlanFrame, at, offset: float, tasks: int) -> Iterator[Step
                 cost={"model": TASK_MODEL_USD},
                 tokens={"input": model_in, "output": model_out},
             )
+            if task_limit is not None and spent >= task_limit:
+                break  # stopped by its task ceiling: never tried again
         if run.trials > 1:
             folded = _aggregate(run.aggregator or "any_pass", trial_scores)
             yield Step(
@@ -580,6 +593,7 @@ def _finalize(
     if outcome == "error" and "error" not in payload:
         payload["error"] = run.error or "pipeline failed"
     payload["duration_ms"] = duration_ms
+    _linger(store, run, at)
     emit(store, run, "PipelineFinished", payload, at=at)
     run.status = outcome
     run.finished_at = at
@@ -596,6 +610,27 @@ def _finalize(
     for old in retention.finished(store, run, mock.config.keep_finished_runs):
         _unlink(store, old)
     store.clock.notify()
+
+
+def _linger(store: Store, run: Run, at: datetime) -> None:
+    """§4.2.1 `metadata.proxy_linger_seconds`: the proxy sandbox is kept the granted seconds (already
+    clamped to `[0, 86400]`) after the run finishes; `0` tears it down at once, so nothing lingers."""
+    requested, granted = run.proxy_linger
+    if granted <= 0:
+        return
+    emit(
+        store,
+        run,
+        "ProxySandboxLinger",
+        {
+            "sandbox_id": run.sandbox_id,
+            "requested_seconds": requested,
+            "lingered": True,
+            "detail": f"proxy kept {granted}s after the run",
+            "granted_expires_at_ms": epoch_ms(at) + granted * 1000,
+        },
+        at=at,
+    )
 
 
 def _project(run: Run) -> None:

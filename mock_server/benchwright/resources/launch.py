@@ -21,6 +21,7 @@ from mock_server.benchwright.resources import handler
 from mock_server.benchwright.resources.egress import endpoint_online, open_session
 from mock_server.benchwright.store import Store, User
 from mock_server.engine import Ctx, Reply
+from mock_server.policies.pagination import clamp
 from mock_server.policies.problems import Problem, invalid
 
 MAX_FORK_DEPTH = 16
@@ -99,7 +100,9 @@ def _read_accepted(spec: dict[str, Any]) -> dict[str, Any]:
     schemas = spec["components"]["schemas"]
     harnesses = schemas["LaunchRequest"]["properties"]["harness"]["x-values"]
     aggregator = schemas["LaunchRequest"]["properties"]["trials"]["properties"]["aggregator"]
+    metadata = schemas["LaunchRequest"]["properties"]["metadata"]["properties"]
     return {
+        "linger": metadata["proxy_linger_seconds"]["x-clamp"],
         "harnesses": harnesses,
         "harness_of": {alias: name for name, aliases in harnesses.items() for alias in [name, *aliases]},
         "providers": schemas["LaunchModelPin"]["properties"]["provider"]["x-values"],
@@ -149,10 +152,17 @@ def _preflight_common(ctx: Ctx, body: dict[str, Any], user: User) -> dict[str, A
         raise Problem(400, "autonomous_model_required", "metadata.autonomous needs an explicit model pin.")
     return {
         "limits": _limits(body),
+        "proxy_linger": _proxy_linger(metadata.get("proxy_linger_seconds"), accepted["linger"]),
         "harness": _harness(body, accepted)
         if "harness" in body or "bridge" in body or any(k.endswith(("_harness", "_bridge")) for k in metadata)
         else None,
     }
+
+
+def _proxy_linger(requested: Any, rule: dict[str, Any]) -> tuple[Any, int]:
+    """§4.2.1 `metadata.proxy_linger_seconds`: what was asked, and the seconds granted, silently
+    clamped to the spec's `x-clamp` (`[0, 86400]`, `0` tears the proxy down at once)."""
+    return requested, int(clamp(requested, rule))
 
 
 def _check_secrets_and_money(ctx: Ctx, user: User, provider: str | None) -> None:
@@ -324,6 +334,7 @@ async def launch_run(ctx: Ctx) -> Reply:
         publish_on_complete=bool(metadata.get("publish_on_complete")),
         forked_from=parent.id if parent else None,
         canonical_indices=metadata.get("canonical_indices"),
+        proxy_linger=common["proxy_linger"],
     )
     open_session(ctx.store, run, metadata)
     if parent is not None:
