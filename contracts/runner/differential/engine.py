@@ -22,6 +22,7 @@ import hashlib
 import json
 import threading
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -146,6 +147,7 @@ class Engine:
         # rate-limit windows (each side's `*-Reset`) some exchange was counted in on one side only: it reached
         # the oracle a moment later, past a window's end the target had not reached
         self.uneven: set[str] = set()
+        self.replays: ThreadPoolExecutor | None = None  # replays on the two oracles, side by side
         self.runs: dict[str, int] = defaultdict(int)
         self.lock = threading.RLock()
         self.finished = False
@@ -205,11 +207,11 @@ class Engine:
         # the shadow oracle learns from the first exchanges of each operation and status, and gets every
         # write besides, so its state stays the oracle's
         replayed = 2 if shadow or request.method not in ("GET", "HEAD") else 1
-        answers = [self._replay(side, request, path, query) for side in self.sides[:replayed]]
+        answers = self._replay_each(self.sides[:replayed], request, path, query)
         adopted = False
         refused = answers[0] is not None and answers[0].status == 401 and target.status != 401
         if refused and self.adopt_credentials and self._unmapped_credential(request):  # minted out of view
-            answers = [self._replay(side, request, path, query, adopt=True) for side in self.sides[: len(answers)]]
+            answers = self._replay_each(self.sides[: len(answers)], request, path, query, adopt=True)
             adopted = True
         eligible = (request.method in WRITES and target.status < 300) or self.oracle.pairing.references(path, query)
         # a read by a principal minted in the session pairs its rows by position too (its egress sessions, its
@@ -257,6 +259,18 @@ class Engine:
                 return True
         return False
 
+    def _replay_each(
+        self, sides: list[Side], request: httpx.Request, path: str, query: str, adopt: bool = False
+    ) -> list[Answer | None]:
+        """The request replayed on each of `sides` at once (each oracle is a process of its own, with its own
+        pairing and client), the answers in the order of `sides`: the shadow oracle's replay no longer waits
+        for the oracle's. Both still follow the target's answer."""
+        if len(sides) == 1:
+            return [self._replay(sides[0], request, path, query, adopt)]
+        if self.replays is None:
+            self.replays = ThreadPoolExecutor(max_workers=len(self.sides), thread_name_prefix="oracle-replay")
+        return list(self.replays.map(lambda side: self._replay(side, request, path, query, adopt), sides))
+
     def _replay(self, side: Side, request: httpx.Request, path: str, query: str, adopt: bool = False) -> Answer | None:
         pairing = side.pairing
         headers = [(k, self._header(side, k, v, adopt)) for k, v in request.headers.items() if k.lower() not in HOP]
@@ -295,8 +309,7 @@ class Engine:
         """A control call on the target (reset, clock, tokens, users): the same on each oracle."""
         self.ledger.mirrored += 1
         target = Answer.of(response)
-        for side in self.sides:
-            answer = self._replay(side, request, path, query)
+        for side, answer in zip(self.sides, self._replay_each(self.sides, request, path, query), strict=True):
             if answer is not None:
                 side.pairing.learn(target.body, answer.body, True)
         if path.rstrip("/") == "/__mock/clock" and isinstance(target.body, dict):
@@ -497,6 +510,9 @@ class Engine:
                             " → ".join(verdict.oracle),
                         )
                     )
+                if self.replays is not None:
+                    self.replays.shutdown()
+                    self.replays = None
                 for side in self.sides:
                     side.oracle.close()
                 if self.front is not None:
