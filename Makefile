@@ -20,7 +20,7 @@ MAX_REQUESTS ?=
 # SET='FIELD=VALUE ...': make serve passes each as --set (a config field, e.g. keep_finished_runs=100)
 SET ?=
 
-.PHONY: install test serve contract proxy stress lint spec-check spec-bundle bench clean
+.PHONY: install test serve contract proxy stress lint spec-check spec-bundle bench diff-bench clean
 
 install: $(STAMP)
 
@@ -82,6 +82,11 @@ bench: install
 	@command -v wrk >/dev/null || { echo "make bench needs wrk (Debian: apt-get install wrk)" >&2; exit 2; }
 	@command -v npm >/dev/null && $(MAKE) --no-print-directory $(PRISM) || echo "no npm: Prism is left out of the comparison"
 	$(BIN)/python -m mock_server.benchmark --out reports/bench.md
+
+# what DIFF=1 costs: plain and differential runs of each API's profile in alternating rounds, the wall-time
+# ratio against its 2x budget (API=NAME, default all four; ROUNDS=N, default 2; docs/differential.md)
+diff-bench: install
+	$(BIN)/python -m contracts.runner.differential.cost $(foreach a,$(or $(API),$(shell $(LIST_APIS))),--api $(a)) --profile $(PROFILE) $(if $(ROUNDS),--rounds $(ROUNDS)) --out reports/diff-cost.md
 
 $(PRISM):
 	npm install --no-save --no-audit --no-fund --prefix .tools @redocly/cli@$(REDOCLY_VERSION) @stoplight/prism-cli@$(PRISM_VERSION)

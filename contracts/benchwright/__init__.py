@@ -6,6 +6,7 @@ from pathlib import Path
 from contracts.runner.api import ContractApi
 
 from .claims import CLAIMS
+from .oracle_account import align
 from .plan import plan
 from .prepare import ROLE_ENVS, prepare
 
@@ -21,6 +22,7 @@ CONTRACT = ContractApi(
     prepare=prepare,
     role_envs=ROLE_ENVS,
     differential_front=True,
+    differential_account=align,
 )
 
 from .crawl import CRAWL  # noqa: E402  (the crawl's hooks, read by `contracts.runner.crawl`)

@@ -34,6 +34,9 @@ class ContractApi:
     # differential mode: reach the target through the oracle's HTTP front, for suites whose clients (schemathesis,
     # stream readers) do not all go through `Session.client()` / `SuiteClient`
     differential_front: bool = False
+    # differential mode, before the session: (target base URL, the run's credentials, the oracles) -> each oracle's
+    # account given the target account's configuration (raised quotas), which no request of the session shows
+    differential_account: Callable[[str, dict[str, str], list[Any]], None] | None = None
 
     def claim_list(self) -> list[Claim]:
         values = self.claims.values() if isinstance(self.claims, dict) else self.claims

@@ -2,6 +2,7 @@
 
     POST   /__mock/users                 {email?, tier?, balance_cents?, admin?, team_owner_id?,
                                           quota_overrides?, cloud_inference?} -> 201 user
+    PATCH  /__mock/users/{id}            {quota_overrides} -> 200 user, its ceilings replaced
     POST   /__mock/tokens                {scopes, user_id?, label?, expires_at?} -> 201 {id, token, user_id}
     POST   /__mock/sessions              {user_id?} -> 201 {user_id, cookie_name, cookie} + Set-Cookie
     POST   /__mock/runs/{id}/finish      {status: ok|error, score?} -> 200 run
@@ -40,13 +41,7 @@ async def users(request: Request) -> Response:
     tier = body.get("tier", "growth")
     if tier not in tiers(api):
         raise invalid(f"tier must be one of {sorted(tiers(api))}")
-    overrides = body.get("quota_overrides") or {}
-    if (
-        not isinstance(overrides, dict)
-        or not set(overrides) <= QUOTA_KEYS
-        or not all(isinstance(v, int) and v >= 0 for v in overrides.values())
-    ):
-        raise invalid(f"quota_overrides: non-negative integers for any of {sorted(QUOTA_KEYS)}")
+    overrides = _overrides(body)
     user = accounts.create_user(
         api.store,
         email=body.get("email"),
@@ -59,6 +54,31 @@ async def users(request: Request) -> Response:
     if body.get("cloud_inference"):
         enroll_cloud_inference(api.store, user.id)
     return json_response(accounts.describe_user(api.store, user), 201)
+
+
+def _overrides(body: dict) -> dict[str, int]:
+    overrides = body.get("quota_overrides") or {}
+    if (
+        not isinstance(overrides, dict)
+        or not set(overrides) <= QUOTA_KEYS
+        or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in overrides.values())
+    ):
+        raise invalid(f"quota_overrides: non-negative integers for any of {sorted(QUOTA_KEYS)}")
+    return overrides
+
+
+async def update_user(request: Request) -> Response:
+    """An existing account's admin-raised ceilings (§13), replaced: what a deployment's account was given, made
+    the mock's (the differential oracle's account takes its target's read and write quotas this way)."""
+    api = api_of(request)
+    body = await json_body(request)
+    user_id = request.path_params["id"]
+    if user_id not in api.store.users:
+        raise Problem(404, "not_found", f"No user {user_id}.")
+    if "quota_overrides" not in body:
+        raise invalid("quota_overrides is required")
+    api.store.users[user_id].quota_overrides = _overrides(body)
+    return json_response(accounts.describe_user(api.store, api.store.users[user_id]))
 
 
 async def tokens(request: Request) -> Response:
@@ -123,6 +143,7 @@ async def kill_chat(request: Request) -> Response:
 
 CONTROL_ROUTES = [
     route("/__mock/users", users, "POST"),
+    route("/__mock/users/{id}", update_user, "PATCH"),
     route("/__mock/tokens", tokens, "POST"),
     route("/__mock/sessions", sessions, "POST"),
     route("/__mock/runs/{id}/finish", finish, "POST"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import httpx
 import orjson
 
-from contracts.runner.differential.compare import Comparison
+from contracts.runner.differential.compare import Comparison, timestamp
 from contracts.runner.differential.oracle import Oracle
 from contracts.runner.differential.pairing import Pairing
 from contracts.runner.differential.proxy import ProxyOracle
@@ -394,3 +394,86 @@ def test_an_error_sentence_naming_a_paired_value_reads_in_the_targets_terms():
     gone = "no outstanding message {}: already gone, or never queued"
     assert pairing.text_to_target({"error": gone.format(1776952839120)}) == {"error": gone.format(1776952839098)}
     assert pairing.text_to_target({"error": gone.format(1776952839555)}) == {"error": gone.format(1776952839555)}
+
+
+def test_a_filter_bound_the_oracles_clock_orders_otherwise_is_not_compared():
+    """A-93.3 (`until=<a run's createdAt - 1 ms>`) against a deployment: the bound is another resource's reading
+    on the target, a millisecond before the run's; on the oracle, which replays each write a little after the
+    target answered, the twins of the two fall in one millisecond. The bound cannot mean there what it meant on
+    the target, so the pairing says so and the engine leaves the answer unpaired (the oracle's twin run was
+    listed, the target's not: 1 false difference in staging mode)."""
+    pairing = Pairing(TARGET, ORACLE)
+    pairing.learn({"createdAt": "2026-04-23T14:00:05.028Z"}, {"createdAt": "2026-04-23T14:00:05.029Z"}, True)
+    pairing.learn({"createdAt": "2026-04-23T14:00:05.029Z"}, {"createdAt": "2026-04-23T14:00:05.029Z"}, True)
+    # a second before both: as far from the nearest reading on the oracle, in order with every reading
+    assert pairing.query_to_oracle("until=2026-04-23T14:00:04.000Z") == "until=2026-04-23T14%3A00%3A04.001Z"
+    assert not pairing.unordered
+    pairing.query_to_oracle("until=2026-04-23T14:00:05.028Z")
+    assert pairing.unordered
+    kept = Pairing(TARGET, ORACLE)  # readings that keep their order map as before
+    kept.learn({"createdAt": "2026-04-23T14:00:05.028Z"}, {"createdAt": "2026-04-23T14:00:05.029Z"}, True)
+    kept.learn({"createdAt": "2026-04-23T14:00:05.029Z"}, {"createdAt": "2026-04-23T14:00:05.031Z"}, True)
+    assert kept.query_to_oracle("until=2026-04-23T14:00:05.028Z") == "until=2026-04-23T14%3A00%3A05.029Z"
+    assert (
+        kept.query_to_oracle("started_at=lte:2026-04-23T14:00:05.029Z")
+        == "started_at=lte%3A2026-04-23T14%3A00%3A05.031Z"
+    )
+    assert not kept.unordered
+
+
+def test_clock_readings_are_not_read_back_in_the_targets_terms():
+    """Against a deployment the oracle's clock runs seconds apart from the target's. A run's `created_at`, paired
+    when the create answered, was read back as the target's while its `started_at` stayed the oracle's, so the
+    two read 0.75 s out of order on the oracle (Bench's `GET /api/evaluation-runs/{id}` in staging mode): each
+    side's readings now compare among themselves."""
+    pairing = Pairing(TARGET, ORACLE)
+    pairing.learn(
+        {"id": 1000, "created_at": "2026-04-23T14:00:07.386055+00:00"},
+        {"id": 1000, "created_at": "2026-04-23T14:00:01.631712+00:00"},
+        True,
+    )
+    oracle = {
+        "id": 1000,
+        "created_at": "2026-04-23T14:00:01.631712+00:00",
+        "started_at": "2026-04-23T14:00:06.631712+00:00",
+    }
+    assert pairing.to_target(oracle) == oracle
+    target = {
+        "id": 1000,
+        "created_at": "2026-04-23T14:00:07.386055+00:00",
+        "started_at": "2026-04-23T14:00:12.386055+00:00",
+    }
+    assert Comparison(never, pairing.known).run(target, pairing.to_target(oracle)).diffs == []
+
+
+def test_the_age_of_existing_data_is_not_compared_where_the_clocks_are_apart():
+    """Against a deployment (no `/__mock/clock` to follow), a seed token's `created_at` is when each side's data
+    was made, its `last_used_at` a moment of the session: the interval measures how long before the session the
+    data existed (+9 s on the target, +3 s on the oracle in staging mode). Across the oracle's session start
+    only the order compares; readings both made in the session still compare by difference."""
+    start = timestamp("2026-04-23T14:00:05Z")
+    target = {"id": "tok", "created_at": "2026-04-23T14:00:00Z", "last_used_at": "2026-04-23T14:00:09Z"}
+    oracle = {"id": "tok", "created_at": "2026-04-23T14:00:00Z", "last_used_at": "2026-04-23T14:00:06Z"}
+    assert Comparison(never, lambda _v: False).run(target, oracle).diffs  # clocks followed: drift
+    assert Comparison(never, lambda _v: False, since=start).run(target, oracle).diffs == []
+    backwards = {**oracle, "last_used_at": "2026-04-23T13:59:00Z"}  # the order still compares
+    assert Comparison(never, lambda _v: False, since=start).run(target, backwards).diffs
+    late = {"id": "r", "created_at": "2026-04-23T14:00:06Z", "finished_at": "2026-04-23T14:01:06Z"}
+    early = {"id": "r", "created_at": "2026-04-23T14:00:07Z", "finished_at": "2026-04-23T14:00:17Z"}
+    assert Comparison(never, lambda _v: False, since=start).run(late, early).diffs  # in the session: compared
+
+
+def test_an_instant_no_reading_names_keeps_its_distance_from_the_sessions_readings():
+    """A-93.3 against a deployment: `until=<a run's createdAt - 1 ms>` names no reading of the session, and the
+    oracle's clock runs 7 s behind the target's (a staging mock started earlier; months on a live service). Sent
+    as it was, the bound fell 7 s after the oracle's twin and listed it (the target did not: 1 difference). The
+    oracle gets the instant as far from its own reading of the run as the target's is, in the client's
+    spelling; a request body's instant (`expires_at`, an hour from the target's now) the same way."""
+    pairing = Pairing(TARGET, ORACLE)
+    pairing.learn({"createdAt": "2026-04-23T14:00:07.160Z"}, {"createdAt": "2026-04-23T14:00:00.460Z"}, True)
+    assert pairing.query_to_oracle("until=2026-04-23T14:00:07.159Z") == "until=2026-04-23T14%3A00%3A00.459Z"
+    assert pairing.query_to_oracle("since=2026-04-22T00:00:00Z") == "since=2026-04-21T23%3A59%3A53Z"
+    assert not pairing.unordered
+    body = {"expires_at": "2026-04-23T15:00:07.160000+00:00", "label": "2026-04-23T14:00:07Z?"}
+    assert pairing.to_oracle(body) == {"expires_at": "2026-04-23T15:00:00.460000+00:00", "label": body["label"]}
+    assert Pairing(TARGET, ORACLE).to_oracle(body) == body  # no reading yet: nothing to measure from

@@ -16,6 +16,7 @@ against the default tier (`HARNESS_MODES_PROFILE=full`).
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -71,31 +72,56 @@ def _run(api: str, tmp_path: Path, env_extra: dict[str, str], *args: str) -> tup
     return proc.returncode, report, proc.stdout[-3000:] + proc.stderr[-3000:]
 
 
+def _mode_run(api: str, mode: str, tmp_path: Path, *args: str) -> tuple[int, str, str, Recorder | None]:
+    """One contract run of `api` in target `mode` (with the runner's `args`): its exit code, drift report,
+    output tail, and the recorder in front of a served target (None when embedded)."""
+    spec = contract(api)
+    if mode == "embedded":
+        return *_run(api, tmp_path, {}, *args), None
+    recorder, printed = _serve(api, mode)
+    with LiveServer(recorder) as server:
+        env = {spec.url_env: server.url}
+        if mode != "served":  # a deployment: the credentials it printed, as a CI job's secrets give them
+            env |= printed
+        opt_ins = ("--allow", "spend,writes,destructive") if mode == "staging" else ()
+        return *_run(api, tmp_path, env, *opt_ins, *args), recorder
+
+
+def _only_safe_reads(api: str, recorder: Recorder | None) -> None:
+    assert recorder is not None
+    unsafe = sorted({(m, p) for m, p in recorder.calls if m not in SAFE_METHODS})
+    assert recorder.calls, "the production run sent nothing"
+    assert not unsafe, f"a read-only run against {api} sent writes: {unsafe[:20]}"
+
+
 @pytest.mark.http
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("api", list(CONTRACT_APIS))
 def test_the_suite_passes_in_every_target_mode(api: str, mode: str, tmp_path: Path) -> None:
     """Each API's suite passes against a clean server in each target mode, and says which mode it ran in."""
-    spec = contract(api)
-    if mode == "embedded":
-        code, report, output = _run(api, tmp_path, {})
-        recorder = None
-    else:
-        recorder, printed = _serve(api, mode)
-        with LiveServer(recorder) as server:
-            env = {spec.url_env: server.url}
-            if mode != "served":  # a deployment: the credentials it printed, as a CI job's secrets give them
-                env |= printed
-            opt_ins = ("--allow", "spend,writes,destructive") if mode == "staging" else ()
-            code, report, output = _run(api, tmp_path, env, *opt_ins)
+    code, report, output, recorder = _mode_run(api, mode, tmp_path)
     assert code == 0, f"{api} in {mode} mode: exit {code}\n{report[:4000]}\n{output}"
     assert f"Mode **{mode}**" in report, report[:2000]
     assert "No drift" in report, report[:4000]
     if mode == "production":
-        assert recorder is not None
-        unsafe = sorted({(m, p) for m, p in recorder.calls if m not in SAFE_METHODS})
-        assert recorder.calls, "the production run sent nothing"
-        assert not unsafe, f"a read-only run against {api} sent writes: {unsafe[:20]}"
+        _only_safe_reads(api, recorder)
+
+
+@pytest.mark.http
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("api", list(CONTRACT_APIS))
+def test_differential_mode_runs_in_every_target_mode(api: str, mode: str, tmp_path: Path) -> None:
+    """`make contract DIFF=1` (`--differential`, docs/differential.md) in each target mode against a clean
+    server: the oracle is in the path (requests compared, a fresh mock's credentials mapped onto the ones the
+    mode gives) and finds no behavioural drift; in production mode it is given only the safe reads the run
+    sends, so the target still received nothing else."""
+    code, report, output, recorder = _mode_run(api, mode, tmp_path, "--differential")
+    assert code == 0, f"{api} in {mode} mode, differential: exit {code}\n{report[-6000:]}\n{output}"
+    assert f"Mode **{mode}**" in report, report[:2000]
+    compared = re.search(r"answered the same (\d+) request\(s\) alike: no behavioural drift", report)
+    assert compared and int(compared.group(1)) > 0, report[-6000:]
+    if mode == "production":
+        _only_safe_reads(api, recorder)
 
 
 def test_the_nightly_workflows_opt_ins_reach_every_api() -> None:

@@ -69,11 +69,7 @@ def engine_for(
             adopt_credentials=adopt_credentials,
             separate=True,  # the oracles in processes of their own: the run's interpreter is busy enough
         )
-        for side in engine.sides:
-            if now is not None and scale:  # a mock whose clock runs: level with it, or just ahead
-                side.oracle.follow(base_url)
-            else:
-                side.oracle.catch_up(now)
+        engine.meet(base_url, scale, now, dict(credentials or {}), spec.differential_account)
         _ENGINES[key] = engine
     return _ENGINES[key]
 

@@ -22,6 +22,7 @@ import hashlib
 import json
 import threading
 from collections import defaultdict
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -154,6 +155,29 @@ class Engine:
         self.in_flight: list[InFlight] = []
         self.front: Any = None  # the HTTP front serving this engine, if any (`differential.through_front`)
         self.exchange: tuple[frozenset[str], bool] = (frozenset(), False)  # (values the client sent, owned)
+        self.since: datetime | None = None  # the oracle's clock as the session began, where it cannot follow the target
+
+    def meet(
+        self,
+        target_base: str,
+        scale: float,
+        now: datetime | None,
+        credentials: dict[str, str],
+        account: Callable[[str, dict[str, str], list[Oracle]], None] | None = None,
+    ) -> None:
+        """The oracles set up for the target before the session (`clock_of(target_base)` gave `scale`, `now`):
+        their clocks level with a mock target's, or, against a deployment whose clock they cannot read, the
+        moment the session began on the oracle noted (`since`); and `account` (the API's
+        `ContractApi.differential_account`) gives their accounts the target account's configuration."""
+        for side in self.sides:
+            if now is not None and scale:  # a mock whose clock runs: level with it, or just ahead
+                side.oracle.follow(target_base)
+            else:
+                side.oracle.catch_up(now)
+        if now is None:  # a deployment: its clock is its own; the oracle's data before this moment is its fixtures
+            self.since = self.oracle.oracle.now()
+        if account is not None:
+            account(target_base, credentials, [side.oracle for side in self.sides])
 
     def serve_as(self, public: str) -> None:
         """The target is reached at `public` (an HTTP front): its answers' URLs name that base."""
@@ -207,6 +231,7 @@ class Engine:
         # the shadow oracle learns from the first exchanges of each operation and status, and gets every
         # write besides, so its state stays the oracle's
         replayed = 2 if shadow or request.method not in ("GET", "HEAD") else 1
+        self.oracle.pairing.unordered = False
         answers = self._replay_each(self.sides[:replayed], request, path, query)
         adopted = False
         refused = answers[0] is not None and answers[0].status == 401 and target.status != 401
@@ -239,6 +264,9 @@ class Engine:
         if concurrent:
             self.ledger.unpaired["exchanges served concurrently with another (their order is unknown)"] += 1
             return []
+        if self.oracle.pairing.unordered:
+            self.ledger.unpaired["filters bound at a moment the two clocks order otherwise"] += 1
+            return []
         self.ledger.compared += 1
         self.exchange = (frozenset(chosen), eligible)
         learned = len(answers) > 1
@@ -248,7 +276,11 @@ class Engine:
         """Whether this answer reads a rate-limit window the two sides did not count alike. Each side names
         the window that counted the exchange by its end (`X-RateLimit-Reset`); ends more than two seconds
         apart are two windows (the oracle's clock a little ahead, its replay a little later: an exchange
-        made just before a window's end on the target is counted in the next one on the oracle)."""
+        made just before a window's end on the target is counted in the next one on the oracle). Where the
+        oracle cannot follow the target's clock (a deployment) no window is: each side's windows turn at
+        moments of its own clock, so what one window counted spans two on the other side."""
+        if self.since is not None:
+            return True
         for name in target.headers.keys() & oracle.headers.keys():
             if "reset" not in name or "ratelimit" not in name.replace("-", ""):
                 continue
@@ -378,7 +410,7 @@ class Engine:
     def _body(
         self, request, learning, op, target: Answer, oracle: Answer, track, uneven: bool = False
     ) -> list[tuple[str, str]]:
-        volatile = self.volatile.checker(learning, op, uneven)
+        volatile = self.volatile.checker(learning, op, uneven, apart=self.since is not None)
         if uneven and self.volatile.window_counts(learning, op):
             self.ledger.unpaired["counts of a rate-limit window one side counted an exchange in, the other not"] += 1
         pairing = self.oracle.pairing
@@ -397,6 +429,7 @@ class Engine:
             made_up=self.made_up,
             sized=self.sized,
             transient=self.lifecycles.moving,
+            since=self.since,
         ).run(target.body, _theirs(pairing, oracle))
         self.ledger.unpaired["fields and rows only one side holds"] += comparison.unpaired
         if comparison.moving:

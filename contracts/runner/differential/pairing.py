@@ -15,6 +15,7 @@ terms, so both answers compare as if from one server.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -32,6 +33,7 @@ ID_NAME = re.compile(
 CURSOR_NAME = re.compile(r"cursor|page_?token|next_?token", re.I)
 HEADER_PART = re.compile(r"[^\s;,=]+")
 MATCHED = 60  # rows matched by their values when pairing by position; longer lists pair in order
+FRACTION = re.compile(r"T[\d:]+\.(\d+)")
 STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$")  # RFC 3339
 PREFIXED = re.compile(r"^([a-z]{2,8}_)([0-9a-f]{8}-[0-9a-f-]{27})$")  # a kind prefix on a UUID (`top_…`)
 EMBEDDED = re.compile(r"[A-Za-z0-9_-]{8,}")  # a made-up value inside a sentence: an id, a handle, a token
@@ -71,6 +73,16 @@ def _instant(value: Any) -> datetime | None:
         return None
 
 
+def _spelt(moment: datetime, like: str) -> str:
+    """`moment` in the spelling of the timestamp `like`: its offset (`Z` or `+hh:mm`) and its fraction's digits."""
+    shown = moment.astimezone(datetime.fromisoformat(like).tzinfo)
+    digits = len(FRACTION.search(like)[1]) if FRACTION.search(like) else 0
+    text = shown.strftime("%Y-%m-%dT%H:%M:%S")
+    if digits:
+        text += "." + f"{shown.microsecond:06d}"[:digits].ljust(digits, "0")
+    return text + ("Z" if like.endswith(("Z", "z")) else shown.strftime("%z")[:3] + ":" + shown.strftime("%z")[3:])
+
+
 def _scalar(value: Any) -> bool:
     return isinstance(value, str | int) and not isinstance(value, bool)
 
@@ -88,6 +100,8 @@ class Pairing:
     ready: set[str] = field(default_factory=set)  # the credentials the session started with (not minted in it)
     chosen: set[str] = field(default_factory=set)  # what the client sent in the exchange being learned: not made up
     instants: dict[datetime, str] = field(default_factory=dict)  # a paired clock reading's moment -> the oracle's
+    unordered: bool = False  # a request's filter bound was a reading the oracle's clock orders otherwise
+    readings: dict[datetime, datetime] = field(default_factory=dict)  # the session's clock readings, each side's
 
     # -- learning -----------------------------------------------------------------------
     def pair(self, target: Any, oracle: Any, name: str | None = None) -> None:
@@ -136,10 +150,13 @@ class Pairing:
                 self._segments(target, oracle)
             elif not self.known(target):
                 unpaired.append(target)
-        elif (eligible or clock) and _stamps(target, oracle) and target not in self.chosen:
+        elif (eligible or clock) and target not in self.chosen and _stamps(target, oracle):
             # each side's clock reading for the same moment of a resource of the session: a client that sends
             # it back (`?since=<a run's createdAt>`) reaches the oracle with the oracle's
             self.pair(target, oracle, name)
+            self._reading(target, oracle)
+        elif (eligible or clock) and target == oracle and target not in self.chosen:
+            self._reading(target, oracle)  # the same reading on both sides: kept for the order of the others
         return unpaired
 
     def _learn_list(
@@ -221,10 +238,23 @@ class Pairing:
 
     # -- rewriting ----------------------------------------------------------------------
     def to_oracle(self, value: Any) -> Any:
-        return _mapped(value, self.forward, self.target_base, self.oracle_base)
+        """A request body's value for the oracle: paired values replaced, and an instant the client chose
+        (`expires_at`: an hour from the target's now) as far from the oracle's readings as from the target's."""
+        return _mapped(value, self.forward, self.target_base, self.oracle_base, instant=self._instant_to_oracle)
+
+    def _instant_to_oracle(self, item: str) -> str:
+        moment = _instant(item)
+        if moment is None:
+            return item
+        return self.instants[moment] if moment in self.instants else self._shifted(item, moment)
 
     def to_target(self, value: Any) -> Any:
-        return _mapped(value, self.back, self.oracle_base, self.target_base)
+        """The oracle's value in the target's terms, its clock readings excepted: timestamps compare by order
+        and difference with their siblings, each side on its own clock, so a paired reading read back beside
+        an unpaired sibling would mix the two clocks (against a deployment, whose clock the oracle cannot
+        follow, a run's `created_at` read back as the target's and its `started_at` left the oracle's were
+        seconds out of order)."""
+        return _mapped(value, self.back, self.oracle_base, self.target_base, keep=STAMP)
 
     def text_to_target(self, value: Any) -> Any:
         """An error body's sentences with each paired value they name (8 characters or more: an id, an
@@ -261,19 +291,54 @@ class Pairing:
         `in:<id>,<id>`), each paired operand after the operator. An instant pairs by the moment it names, so a
         client that re-spells a run's `started_at` (`.446Z` as `.446000+00:00`) still reaches the oracle with
         the oracle's reading of it."""
-        if value in self.forward:
-            return str(self.forward[value])
         head, sep, rest = value.partition(":")
         operator = head + sep if sep and OPERATOR.match(head) else ""
         operands = (rest if operator else value).split(",")
+        if value in self.forward:
+            self._check_order(value, str(self.forward[value]))
+            return str(self.forward[value])
         mapped = [self._operand(item) for item in operands]
         return value if mapped == operands else operator + ",".join(mapped)
 
     def _operand(self, item: str) -> str:
         if item in self.forward:
-            return str(self.forward[item])
-        moment = _instant(item)
-        return self.instants.get(moment, item) if moment is not None else item
+            mapped = str(self.forward[item])
+        else:
+            moment = _instant(item)
+            if moment is None:
+                return item
+            mapped = self.instants[moment] if moment in self.instants else self._shifted(item, moment)
+        self._check_order(item, mapped)
+        return mapped
+
+    def _shifted(self, item: str, moment: datetime) -> str:
+        """An instant no reading of the session names (`<a run's createdAt> - 1 ms`, the start of its day): the
+        oracle's is as far from the oracle's reading of the nearest moment of the session as the target's is
+        from that moment, spelt as the client spelt it. Against a deployment the oracle's clock is seconds or
+        months off the target's, so the instant as sent would mean another moment of the oracle's session."""
+        if not self.readings:
+            return item
+        near = min(self.readings, key=lambda reading: abs(reading - moment))
+        return _spelt(self.readings[near] + (moment - near), item)
+
+    def _reading(self, target: Any, oracle: Any) -> None:
+        mine, theirs = _instant(target), _instant(oracle)
+        if mine is not None and theirs is not None:
+            self.readings.setdefault(mine, theirs)
+
+    def _check_order(self, item: str, mapped: str) -> None:
+        """Note (`unordered`) a filter bound that does not keep its place on the oracle among the session's
+        clock readings: the oracle replays each request a little after the target answered it, so two readings
+        a millisecond apart on the target can fall in one millisecond on the oracle, or swap. The bound cannot
+        mean on the oracle what it meant on the target (`until=<a run's createdAt - 1 ms>`, itself another
+        resource's reading, selected the oracle's twin of the run)."""
+        moment, theirs = _instant(item), _instant(mapped)
+        if moment is None or theirs is None:
+            return
+        for other, twin in self.readings.items():
+            if (other > moment and twin <= theirs) or (other < moment and twin >= theirs):
+                self.unordered = True
+                return
 
     def holds_header(self, value: str) -> bool:
         """The pairing knows this header value (a credential, with or without its scheme, a cookie's value)."""
@@ -339,13 +404,26 @@ def row_keys(rows: list[Any]) -> list[str]:
     return out
 
 
-def _mapped(value: Any, table: dict[Any, Any], base_from: str, base_to: str) -> Any:
+def _mapped(
+    value: Any,
+    table: dict[Any, Any],
+    base_from: str,
+    base_to: str,
+    keep: re.Pattern[str] | None = None,
+    instant: Callable[[str], str] | None = None,
+) -> Any:
+    """`value` with each paired value replaced through `table`; strings matching `keep` left as they are, and
+    timestamps `table` does not hold given to `instant`."""
     if isinstance(value, dict):
-        return {k: _mapped(v, table, base_from, base_to) for k, v in value.items()}
+        return {k: _mapped(v, table, base_from, base_to, keep, instant) for k, v in value.items()}
     if isinstance(value, list):
-        return [_mapped(v, table, base_from, base_to) for v in value]
+        return [_mapped(v, table, base_from, base_to, keep, instant) for v in value]
     if isinstance(value, bool) or not isinstance(value, str | int):
         return value
+    if keep is not None and isinstance(value, str) and keep.match(value):
+        return value
+    if instant is not None and isinstance(value, str) and value not in table and STAMP.match(value):
+        return instant(value)
     if value in table:
         return table[value]
     if isinstance(value, str) and base_from and base_from in value:

@@ -36,8 +36,10 @@ class ProxyOracle:
         from contracts.apis import CONTRACT_APIS, contract
 
         credentials: dict[str, str] = {}
+        account = None
         if api in CONTRACT_APIS:
             credentials = {k: os.environ[k] for k in contract(api).credential_envs if os.environ.get(k)}
+            account = contract(api).differential_account
         from .oracle import clock_of
 
         scale, now = clock_of(upstream)
@@ -45,11 +47,7 @@ class ProxyOracle:
         self.engine = Engine(api, self.upstream, credentials, mock=api, clock_scale=scale, adopt_credentials=False)
         self.lock = threading.Lock()
         self.in_flight: dict[str, list[InFlight]] = {}  # client session -> its exchanges in flight
-        for side in self.engine.sides:
-            if now is not None and scale:  # a mock upstream whose clock runs: level with it, or just ahead
-                side.oracle.follow(self.upstream)
-            else:
-                side.oracle.catch_up(now)
+        self.engine.meet(self.upstream, scale, now, credentials, account)
 
     def begin(self, exchange: Any) -> InFlight:
         """An exchange on its way upstream: it overlaps every other one of the same client session (the same

@@ -28,6 +28,7 @@ class Volatile:
         self.doc = doc
         self.declared: dict[str, set[Path]] = {}  # operation label -> paths the spec marks volatile
         self.windowed: dict[str, set[Path]] = {}  # operation label -> counts of a rate-limit window
+        self.clocks: dict[str, set[Path]] = {}  # operation label -> clock readings not spelt as timestamps
         self.learned: dict[str, set[Path]] = defaultdict(set)  # operation label -> paths seen to differ
         # a header seen to differ between the two oracles (a request id) is the server's noise, not one
         # operation's: volatile on every operation
@@ -44,11 +45,21 @@ class Volatile:
             self.windowed[label] = declared_paths(self.doc, op.raw, mark="window") if op is not None else set()
         return self.windowed[label]
 
-    def checker(self, label: str, op: Any, uneven: bool = False):
-        """`uneven`: the answer reads a rate-limit window the two sides did not count alike."""
+    def clock_readings(self, label: str, op: Any) -> set[Path]:
+        """The paths of an operation's answers the spec marks `x-volatile: clock`: readings of the server's clock
+        in a form the comparison does not read as a timestamp (epoch milliseconds)."""
+        if label not in self.clocks:
+            self.clocks[label] = declared_paths(self.doc, op.raw, mark="clock") if op is not None else set()
+        return self.clocks[label]
+
+    def checker(self, label: str, op: Any, uneven: bool = False, apart: bool = False):
+        """`uneven`: the answer reads a rate-limit window the two sides did not count alike; `apart`: the
+        oracle's clock does not follow the target's (a deployment), so readings of it differ by their offset."""
         declared, learned = self.of(label, op), self.learned[label]
         if uneven:
             declared = declared | self.window_counts(label, op)
+        if apart:
+            declared = declared | self.clock_readings(label, op)
 
         def volatile(path: Path) -> bool:
             if path and path[-1] == "#field":  # a field's presence: learned as such, or below a volatile parent
@@ -77,7 +88,7 @@ class Volatile:
 
 def declared_paths(doc: dict[str, Any], op: dict[str, Any], mark: bool | str = True) -> set[Path]:
     """The `x-volatile` paths of an operation: its own list, and every property so marked in its answers
-    (`mark`: `True`, or `"window"` for the counts of a rate-limit window)."""
+    (`mark`: `True`, `"window"` for the counts of a rate-limit window, `"clock"` for clock readings)."""
     out: set[Path] = set()
     if mark is True:
         out = {tuple(p.strip("/").split("/")) for p in op.get("x-volatile") or [] if isinstance(p, str)}
