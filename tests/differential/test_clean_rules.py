@@ -477,3 +477,18 @@ def test_an_instant_no_reading_names_keeps_its_distance_from_the_sessions_readin
     body = {"expires_at": "2026-04-23T15:00:07.160000+00:00", "label": "2026-04-23T14:00:07Z?"}
     assert pairing.to_oracle(body) == {"expires_at": "2026-04-23T15:00:00.460000+00:00", "label": body["label"]}
     assert Pairing(TARGET, ORACLE).to_oracle(body) == body  # no reading yet: nothing to measure from
+
+
+def test_an_instant_near_existing_data_both_sides_hold_reaches_the_oracle_as_it_is():
+    """§4.5 against a staging mock: `started_at=lte:2026-04-22T18:00:00Z`, a bound at seed runs both sides hold
+    with the same readings. Measured from the session's nearest reading (7 s apart on the two clocks) it
+    excluded a seed run on the oracle that the target listed; the nearest reading is the seed run's own, the
+    same on both sides, so the bound reaches the oracle unchanged."""
+    pairing = Pairing(TARGET, ORACLE)
+    pairing.learn({"createdAt": "2026-04-23T14:00:07.160Z"}, {"createdAt": "2026-04-23T14:00:00.460Z"}, True)
+    seed = {"data": [{"id": "run-seed", "started_at": "2026-04-22T18:00:00Z"}]}
+    pairing.learn(seed, seed, False)
+    sent = "started_at=lte:2026-04-22T18:00:00Z"
+    assert pairing.query_to_oracle(sent) == "started_at=lte%3A2026-04-22T18%3A00%3A00Z"
+    assert pairing.query_to_oracle("until=2026-04-23T14:00:07.159Z") == "until=2026-04-23T14%3A00%3A00.459Z"
+    assert not pairing.unordered
