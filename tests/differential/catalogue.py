@@ -105,8 +105,7 @@ def measure(api: str, name: str, claim: str, wrap: Callable[[Any], Any], check: 
     with LiveServer(outer) as target:
         scale, now = clock_of(target.url)
         engine = Engine(api, target.url, CREDENTIALS.get(api, {}), clock_scale=scale, adopt_credentials=False)
-        for side in engine.sides:
-            side.oracle.catch_up(now)
+        engine.meet(target.url, scale, now, CREDENTIALS.get(api, {}))
         try:
             with LiveServer(Front(engine, target.url), relay=True) as front, contextlib.suppress(BaseException):
                 check(front.url)  # the hand-written check's verdict is discarded: only its traffic counts

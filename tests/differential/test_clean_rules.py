@@ -492,3 +492,15 @@ def test_an_instant_near_existing_data_both_sides_hold_reaches_the_oracle_as_it_
     assert pairing.query_to_oracle(sent) == "started_at=lte%3A2026-04-22T18%3A00%3A00Z"
     assert pairing.query_to_oracle("until=2026-04-23T14:00:07.159Z") == "until=2026-04-23T14%3A00%3A00.459Z"
     assert not pairing.unordered
+
+
+def test_an_object_where_the_oracle_answers_null_is_compared_not_dropped():
+    """A-77 (`summary-invented`): the target answers an object where the oracle answers null. Learning clock
+    readings asked whether the object was a value the client sent before asking whether it was a timestamp,
+    hashing a dict: the exchange was dropped as one the engine could not compare, and the drift went unseen."""
+    pairing = Pairing(TARGET, ORACLE)
+    target = {"run": {"id": "r", "summary": {"run": {}, "results": []}}}
+    oracle = {"run": {"id": "r", "summary": None}}
+    assert pairing.learn(target, oracle, True) == []
+    diffs = Comparison(never, pairing.known).run(target, pairing.to_target(oracle)).diffs
+    assert [d.describe() for d in diffs] == ["run/summary: type: target {'run': {}, 'results': []}, oracle None"]

@@ -150,7 +150,7 @@ class Pairing:
                 self._segments(target, oracle)
             elif not self.known(target):
                 unpaired.append(target)
-        elif (eligible or clock) and target not in self.chosen and _stamps(target, oracle):
+        elif (eligible or clock) and _stamps(target, oracle) and target not in self.chosen:
             # each side's clock reading for the same moment of a resource of the session: a client that sends
             # it back (`?since=<a run's createdAt>`) reaches the oracle with the oracle's
             self.pair(target, oracle, name)
