@@ -477,6 +477,8 @@ def test_an_instant_no_reading_names_keeps_its_distance_from_the_sessions_readin
     body = {"expires_at": "2026-04-23T15:00:07.160000+00:00", "label": "2026-04-23T14:00:07Z?"}
     assert pairing.to_oracle(body) == {"expires_at": "2026-04-23T15:00:00.460000+00:00", "label": body["label"]}
     assert Pairing(TARGET, ORACLE).to_oracle(body) == body  # no reading yet: nothing to measure from
+    odd = {"expires_at": "2026-04-23T15:00:07.1600000-00:00"}  # a spelling `_spelt` cannot write again
+    assert pairing.to_oracle(odd) == odd
 
 
 def test_an_instant_near_existing_data_both_sides_hold_reaches_the_oracle_as_it_is():

@@ -321,7 +321,10 @@ class Pairing:
         if not self.readings:
             return item
         near = min(self.readings, key=lambda reading: abs(reading - moment))
-        return _spelt(self.readings[near] + (moment - near), item)
+        offset = self.readings[near] - near
+        if not offset or _spelt(moment, item) != item:
+            return item  # no distance to keep, or a spelling this cannot write again (`-00:00`, 7 digits)
+        return _spelt(moment + offset, item)
 
     def _reading(self, target: Any, oracle: Any) -> None:
         mine, theirs = _instant(target), _instant(oracle)
