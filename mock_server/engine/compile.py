@@ -140,6 +140,7 @@ class Param:
     clamp: dict[str, Any] | None
     default: Any
     invalid_code: str = "invalid_argument"  # `x-invalid-code`: the code a value outside the schema gets
+    single: bool = True  # one value (not an array): given twice in a query, it is refused
     absent: Any = field(init=False)  # the value a request that leaves it out gets (x-clamp default, else default)
 
     def __post_init__(self) -> None:
@@ -286,6 +287,7 @@ def compile_operations(doc: dict[str, Any]) -> list[Operation]:
                     clamp=param.get("x-clamp"),
                     default=schema.get("default"),
                     invalid_code=param.get("x-invalid-code", "invalid_argument"),
+                    single="array" not in _types(schema),
                 )
             )
         body_media, body_schema, body_required = _request_body(operation, doc)
@@ -334,3 +336,8 @@ def validate_body(op: Operation, body: Any) -> None:
     where = "/".join(str(p) for p in error.instance_path)
     name = f"body.{where.replace('/', '.')}" if where else "body"
     raise invalid(f"{name}: {error.message}", field=name)
+
+
+def _types(schema: dict[str, Any]) -> list[str]:
+    kind = schema.get("type")
+    return kind if isinstance(kind, list) else [kind] if isinstance(kind, str) else []

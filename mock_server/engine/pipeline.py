@@ -207,6 +207,10 @@ class Pipeline:
                 raw = path_params.get(param.name)
             elif param.location == "query":
                 raw = raw_query.get(param.name)
+                if raw is not None and param.single and len(request.query_params.getlist(param.name)) > 1:
+                    # one value, given twice: which one the client meant is anyone's guess (docs/interpretations.md)
+                    detail = f"query parameter '{param.name}' takes one value; it was given more than once"
+                    raise Problem(400, param.invalid_code, detail, field=param.name)
             elif param.location == "header":
                 raw = request.headers.get(param.name)
             else:
