@@ -172,12 +172,24 @@ def run_one(args: argparse.Namespace, name: str, report_dir: Path) -> int:
     url = os.environ.get(spec.url_env)
     drift = report.DriftReport(report_dir / "drift-report.md", f"{name}: {url or 'embedded mock'}", api=name)
     code = pytest.main(pytest_args, plugins=[drift])
+    _write_fingerprint(name, report_dir)
     from contracts.runner import differential
 
     if differential.finish() and code == 0:  # behavioural drift is drift
         code = 1
     print(f"\n[{name}] Drift report: {report_dir / 'drift-report.md'}   JUnit: {report_dir / 'junit.xml'}")
     return 0 if code == 0 else 1 if code == 1 else 2
+
+
+def _write_fingerprint(name: str, report_dir: Path) -> None:
+    """The embedded mock's digest of the run's exchanges (`contracts.runner.fingerprint`), when there was one."""
+    from contracts.runner import session
+
+    digest = session.fingerprint(name)
+    if digest is not None:
+        (report_dir / "fingerprint.txt").write_text(digest.text() + "\n", encoding="utf-8")
+        (report_dir / "exchanges.txt").write_text("".join(f"{line}\n" for line in digest.lines), encoding="utf-8")
+        print(f"[{name}] fingerprint {digest.text()}")
 
 
 def _clause_plan(name: str, pytest_args: list[str], report_dir: Path) -> int:
@@ -217,7 +229,7 @@ def main(argv: list[str] | None = None, prog: str = "harness-contract", default_
         command = [sys.executable, "-m", "contracts.runner.cli", "--api", name, "--report-dir", str(report_dir / name)]
         command += _passthrough(argv if argv is not None else sys.argv[1:])
         log = (report_dir / f"{name}.log").open("w", encoding="utf-8")
-        processes[name] = (subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT), log)
+        processes[name] = (subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=_child_env()), log)
     codes: dict[str, int] = {}
     for name, (process, log) in processes.items():
         codes[name] = process.wait()
@@ -225,6 +237,12 @@ def main(argv: list[str] | None = None, prog: str = "harness-contract", default_
         print((report_dir / f"{name}.log").read_text(encoding="utf-8")[-1500:])
     _combine(report_dir, names, codes)
     return max(codes.values(), default=0)
+
+
+def _child_env() -> dict[str, str]:
+    """A run's processes hash strings the same way every time (`PYTHONHASHSEED`), so no set's order varies
+    between two runs of one seed (the caller's own setting wins)."""
+    return {**os.environ, "PYTHONHASHSEED": os.environ.get("PYTHONHASHSEED", "0")}
 
 
 def run_seeds(count: int, argv: list[str], report_dir: Path) -> int:
@@ -237,7 +255,7 @@ def run_seeds(count: int, argv: list[str], report_dir: Path) -> int:
     for seed in range(1, count + 1):
         started = time.monotonic()
         command = [sys.executable, "-m", "contracts.runner.cli", *rest, "--seed", str(seed)]
-        code = subprocess.call([*command, "--report-dir", str(report_dir / f"seed-{seed}")])
+        code = subprocess.call([*command, "--report-dir", str(report_dir / f"seed-{seed}")], env=_child_env())
         verdict = {0: "no drift", 1: "DRIFT", 2: "setup error"}.get(code, f"exit {code}")
         rows.append(f"| {seed} | {verdict} | {time.monotonic() - started:.0f} s | [seed-{seed}](seed-{seed}/) |")
         if code != 0:

@@ -33,6 +33,7 @@ from . import differential
 from .claims import SCHEMATHESIS, Drift
 from .pacing import send
 from .report import CASES
+from .safety import setting
 
 Check = Callable[[Any, Any, Any], Any]
 
@@ -97,6 +98,22 @@ def documented_error_code(by_label: dict[str, tuple[str, str, dict[str, Any]]]) 
     return check
 
 
+def schemathesis_config(positive_statuses: list[str]) -> Config:
+    """Every suite's schemathesis configuration: all generation modes, the statuses a schema-valid
+    request may get, and, on a `--seed N` run, that seed. Unless told one, schemathesis picks a random
+    seed of its own for every test that is not derandomized, which overrides hypothesis' own
+    `--hypothesis-seed`: the same seed's run would then send other data each time."""
+    seed = setting("SEED")
+    return Config.from_dict(
+        {
+            "generation": {"mode": "all"},
+            "checks": {"positive_data_acceptance": {"expected-statuses": positive_statuses}},
+            "request-timeout": 30,
+            **({"seed": int(seed)} if seed else {}),
+        }
+    )
+
+
 class Conformance:
     """Builds both tests for one API; its suite module assigns them to test names."""
 
@@ -113,13 +130,7 @@ class Conformance:
         self.credentials = credentials
         self.schemes = (bundle.get("components") or {}).get("securitySchemes") or {}
         self.checks = [documented_error_code(self.by_label), *checks]
-        config = Config.from_dict(
-            {
-                "generation": {"mode": "all"},
-                "checks": {"positive_data_acceptance": {"expected-statuses": positive_statuses or POSITIVE_STATUSES}},
-                "request-timeout": 30,
-            }
-        )
+        config = schemathesis_config(positive_statuses or POSITIVE_STATUSES)
         excluded = [*_streams(self.by_label.values()), *exclude]
         self.schema = schemathesis.openapi.from_dict(bundle, config=config)
         if excluded:

@@ -30,7 +30,8 @@ import httpx
 
 from contracts.runner.connections import http_transport
 
-from . import differential
+from . import differential, unique
+from .fingerprint import Fingerprint
 from .pacing import PacedTransport, Pacer
 from .safety import RunPolicy
 from .target import LiveServer, has_control_surface
@@ -131,9 +132,14 @@ _SESSIONS: dict[str, Session] = {}
 def _embedded(api: str) -> tuple[str, dict[str, str], Any]:
     from mock_server.apis import profile as mock_profile
     from mock_server.app import create_app
+    from mock_server.state import ids
 
+    # a seed's run is reproducible: the mock's ids and the suite's made-up names follow the seed
+    seed = int(os.environ.get("HARNESS_CONTRACT_SEED") or 0)
+    ids.reproducible(seed)
+    unique.reproducible(seed)
     app = create_app(api=api, **mock_profile(api).serve_options)  # the mock as `make serve` serves it
-    server = LiveServer(app).__enter__()
+    server = LiveServer(Fingerprint(app)).__enter__()
     profile = app.state.api.profile
     env = dict(profile.ready_credentials(app.state.api)) if profile.ready_credentials else {}
     return server.url, env, server
@@ -184,3 +190,11 @@ def current(api: str | None = None) -> Session:
     if name not in _SESSIONS:
         _SESSIONS[name] = resolve(name)
     return _SESSIONS[name]
+
+
+def fingerprint(api: str) -> Fingerprint | None:
+    """The digest of what this process's run sent to API `api`'s embedded mock (None: no embedded mock
+    served; `contracts.runner.fingerprint`)."""
+    served = _SESSIONS.get(api)
+    app = getattr(getattr(served, "server", None), "app", None)
+    return app if isinstance(app, Fingerprint) else None

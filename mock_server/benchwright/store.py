@@ -7,7 +7,6 @@ transport may run start-up per request).
 from __future__ import annotations
 
 import hashlib
-import secrets
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -40,7 +39,7 @@ from mock_server.benchwright.model.rows import (
 )
 from mock_server.benchwright.model.run_index import RunIndex
 from mock_server.state.clock import SimClock
-from mock_server.state.ids import uuid4
+from mock_server.state.ids import hex_token, urlsafe_token, uuid4
 
 if TYPE_CHECKING:
     from mock_server.benchwright.model.lifecycle import Run
@@ -94,7 +93,7 @@ class Token:
 
 
 def mint_secret() -> str:
-    return TOKEN_PREFIX + secrets.token_hex(20)
+    return TOKEN_PREFIX + hex_token(40)
 
 
 @dataclass(slots=True)
@@ -199,7 +198,7 @@ class Store:
         return self.tokens.get(token_id) if token_id else None
 
     def add_session(self, user_id: str) -> str:
-        cookie = "sess_" + secrets.token_urlsafe(24)
+        cookie = "sess_" + urlsafe_token(24)
         self.sessions[cookie] = user_id
         return cookie
 

@@ -86,6 +86,8 @@ class Pipeline:
         return op, {name: unquote(value) for name, value in params.items()}, allowed
 
     def new_request_id(self) -> str:
+        # always from the operating system, even under `ids.reproducible`: every request mints one, and
+        # requests that race would otherwise take each other's share of the seeded ids in any order
         return self.request_id_prefix + os.urandom(10).hex()
 
     def render(self, problem: Problem, op: Operation | None, request_id: str | None) -> Response:

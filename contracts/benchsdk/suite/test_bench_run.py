@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import gzip
 import threading
-import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -29,6 +28,8 @@ from hypothesis.stateful import (
     rule,
     run_state_machine_as_test,
 )
+
+from contracts.runner import unique
 
 from .._runner import Drift
 from ._client import LIMITS, TIMING, Platform, enc
@@ -110,7 +111,7 @@ class BenchRunMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.p = self.platform
-        self.slug = f"contract-{uuid.uuid4().hex[:12]}"
+        self.slug = f"contract-{unique.hex(12)}"
         self.t = 0.0
         self.runs: list[MRun] = []
 
@@ -196,7 +197,7 @@ class BenchRunMachine(RuleBasedStateMachine):
     def shared_run(self, n, per, siblings):
         """W2, W3 (A-12, A-29, A-30, A-37): siblings race to get-or-create one run by runKey, then each
         registers only its own participant; the run's extent is the sum."""
-        key = f"contract-{uuid.uuid4().hex}"
+        key = f"contract-{unique.hex()}"
         path = f"/benchmarks/{self.slug}/runs"
         results: list[httpx.Response] = []
 

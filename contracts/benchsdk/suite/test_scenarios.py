@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import gzip
 import threading
-import uuid
 
 import pytest
+
+from contracts.runner import unique
 
 from .._runner import Drift
 from ._client import LIMITS, TIMING, Platform, enc
 
 
 def new_slug() -> str:
-    return f"contract-{uuid.uuid4().hex[:12]}"
+    return f"contract-{unique.hex(12)}"
 
 
 def claimed(p: Platform, tasks: int = 3, participants=("e2b",)) -> tuple[str, str, dict]:
@@ -72,7 +73,7 @@ def test_run_key_siblings_converge(platform):
     slug, other = new_slug(), new_slug()
     for s in (slug, other):
         platform.call("PUT", f"/benchmarks/{s}", {"name": "Contract siblings"}, claim="A-24")
-    key = f"contract-{uuid.uuid4().hex}"
+    key = f"contract-{unique.hex()}"
     ids: list[str] = []
 
     def sibling():

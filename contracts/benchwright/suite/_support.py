@@ -3,12 +3,12 @@ and carries a curl line, and preparing state on mock targets."""
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import httpx
 
 from contracts.benchwright.claims import Drift
+from contracts.runner import unique
 from contracts.runner.http import curl
 
 SEEDED_PUBLIC_RUN = "608721fe-54f1-43e3-ab9b-7e0269783f70"
@@ -63,7 +63,7 @@ def cookie_header(cookies: dict[str, str]) -> dict[str, str]:
 
 
 def random_uuid() -> str:
-    return str(uuid.uuid4())
+    return unique.uuid()
 
 
 def launch_run(client, **extra: Any) -> str:

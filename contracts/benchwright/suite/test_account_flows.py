@@ -12,12 +12,12 @@ import calendar
 import csv
 import io
 import time
-import uuid
 from itertools import pairwise
 
 from contracts.benchwright import section_claims  # noqa: F401  (registers the claims)
 from contracts.benchwright.suite._support import advance, body_of, code_of, expect
 from contracts.benchwright.suite.conftest import BUNDLE, OPERATIONS, require
+from contracts.runner import unique
 
 
 def _checkout_id(url: str) -> str:
@@ -110,7 +110,7 @@ def test_paid_topup_succeeded(client, target, policy, mock_only):
             f"{handle}: answered {response.status_code} {body}",
             response,
         )
-    unknown = client.get(f"/v1/billing/topups/top_{uuid.uuid4()}")
+    unknown = client.get(f"/v1/billing/topups/top_{unique.uuid()}")
     expect(
         unknown.status_code == 404,
         "billing.topup",
@@ -384,7 +384,7 @@ def test_operator_lifecycle(client, target, policy, mock_only):
     interrupts the turn and leaves the operator running; shutdown keeps the record as
     `stopped`, and a message to it is 409."""
     require(policy, "createOperator")
-    name = f"contract-{time.time_ns()}"
+    name = f"contract-{unique.hex(16)}"
     created = client.post("/v1/operators", json={"name": name})
     body = body_of(created) or {}
     expect(

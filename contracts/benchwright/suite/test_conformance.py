@@ -10,30 +10,20 @@ from __future__ import annotations
 
 import pytest
 import schemathesis
-from schemathesis import Config
 
 from contracts.benchwright.checks import benchwright_conventions
 from contracts.benchwright.suite._support import case_headers, session_only
 from contracts.benchwright.suite.conftest import BUNDLE, OPERATIONS
+from contracts.runner.conformance import POSITIVE_STATUSES, schemathesis_config
 from contracts.runner.pacing import send
 from contracts.runner.report import CASES
 
 STREAMS = ["streamRunEvents", "streamOperatorEvents"]
 BY_LABEL = {f"{method} {path}": (name, op) for name, (method, path, op) in OPERATIONS.items()}
 
-CONFIG = Config.from_dict(
-    {
-        "generation": {"mode": "all"},
-        "checks": {
-            # §14: the API validates semantically (launch modes, page tokens, index specs), so a
-            # schema-valid request may get 400 invalid_argument; 422 never exists here.
-            "positive_data_acceptance": {
-                "expected-statuses": ["2xx", "3xx", "400", "401", "402", "403", "404", "409", "412", "429", "5xx"]
-            },
-        },
-        "request-timeout": 30,
-    }
-)
+# §14: the API validates semantically (launch modes, page tokens, index specs), so a schema-valid
+# request may get 400 invalid_argument; 422 never exists here (the runner's POSITIVE_STATUSES).
+CONFIG = schemathesis_config(POSITIVE_STATUSES)
 schema = schemathesis.openapi.from_dict(BUNDLE, config=CONFIG).exclude(operation_id=STREAMS)
 
 

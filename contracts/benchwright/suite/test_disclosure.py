@@ -11,12 +11,12 @@ response") may carry either value.
 from __future__ import annotations
 
 import re
-import uuid
 
 import pytest
 
 from contracts.benchwright.suite._support import body_of, cookie_header, expect
 from contracts.benchwright.suite.conftest import OPERATIONS, require
+from contracts.runner import unique
 
 # streams are read by the SSE checks; the spec document carries no account data
 UNREAD = ("text/event-stream",)
@@ -52,8 +52,8 @@ def _urls(ids: dict[str, str]) -> list[tuple[str, str]]:
 def test_no_answer_discloses_a_secret_or_token_value(client, target, policy, session_cookie):
     """§9.1: secret values are never returned; §2.4: a token's value is shown once, at creation."""
     require(policy, "createSecret")
-    value = f"sk-contract-{uuid.uuid4().hex}"
-    name = f"CONTRACT_DISCLOSURE_{uuid.uuid4().hex[:8].upper()}"
+    value = f"sk-contract-{unique.hex()}"
+    name = f"CONTRACT_DISCLOSURE_{unique.hex(8).upper()}"
     _, secrets_path, _ = OPERATIONS["createSecret"]
     created = client.post(secrets_path, json={"name": name, "value": value, "description": "non-disclosure check"})
     expect(

@@ -29,6 +29,7 @@ from contracts.benchwright.suite._support import (
     launch_run,
 )
 from contracts.benchwright.suite.conftest import OPERATIONS, require
+from contracts.runner import unique
 from contracts.runner.coverage import REFERENCES
 
 STREAM_SECONDS = 20.0
@@ -175,7 +176,7 @@ def test_ci_gate_example(client, target, policy, mock_only):
     created = client.post(
         "/v1/secrets",
         content=json.dumps(secret),
-        headers={**CURL_DEFAULT, "Idempotency-Key": f"setup-openrouter-{time.time_ns()}"},
+        headers={**CURL_DEFAULT, "Idempotency-Key": f"setup-openrouter-{unique.hex(16)}"},
     )
     expect(
         created.status_code == 201,
@@ -201,7 +202,7 @@ def test_ci_gate_example(client, target, policy, mock_only):
     launched = client.post(
         "/v1/runs",
         content=json.dumps(body),
-        headers={**CURL_DEFAULT, "Idempotency-Key": f"ci-build-{time.time_ns()}"},
+        headers={**CURL_DEFAULT, "Idempotency-Key": f"ci-build-{unique.hex(16)}"},
     )
     expect(
         launched.status_code == 202 and (body_of(launched) or {}).get("id"),

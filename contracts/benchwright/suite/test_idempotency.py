@@ -10,7 +10,6 @@ outside the allowlist, so even a server that ignored the key would change nothin
 from __future__ import annotations
 
 import threading
-import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -19,6 +18,7 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, rule,
 
 from contracts.benchwright.suite._support import body_of, code_of, cookie_header, expect, new_session, token_id
 from contracts.benchwright.suite.conftest import require
+from contracts.runner import unique
 from contracts.runner.http import SuiteClient
 
 KEY = "score_display_format"
@@ -43,7 +43,7 @@ def test_idempotent_replay_and_conflict(client, policy):
 
         @rule(target=sent, choice=st.integers(0, 1))
         def first_request(self, choice):
-            key = f"contract-{uuid.uuid4()}"
+            key = f"contract-{unique.uuid()}"
             body = {"value": self.values[choice % len(self.values)]}
             response = client.put(PATH, json=body, headers={"Idempotency-Key": key})
             expect(response.status_code == 200, "spec.status", OP, f"PUT answered {response.status_code}", response)
@@ -124,7 +124,7 @@ def test_overlong_keys_are_refused(client, policy):
 
 def test_launch_caveat_replays_a_failed_run(client, target, mock_only):
     """§3.7: a cached 202 replays even after the run errored."""
-    key = {"Idempotency-Key": f"caveat-{uuid.uuid4()}"}
+    key = {"Idempotency-Key": f"caveat-{unique.uuid()}"}
     first = client.post(
         "/v1/runs", json={"request": "Run MMLU", "model": {"model": "m", "provider": "openrouter"}}, headers=key
     )
@@ -154,7 +154,7 @@ def test_keys_are_scoped_to_the_caller(client, target, session_cookie, mock_only
     """§3.7: keyed by (token_id, key); browser sessions share one cache keyed by user_id.
     Another token's use of a key executes as its own request: no replay, no conflict."""
     second = client.with_token(target.mint(["full"], user_id=target.tokens["user_id"], label="contract second"))
-    key = f"scope-{uuid.uuid4()}"
+    key = f"scope-{unique.uuid()}"
     first = _put(client, "percent", key)
     expect(first.status_code == 200, "spec.status", OP, f"PUT answered {first.status_code}", first)
     other = _put(second, "percent", key)
@@ -165,7 +165,7 @@ def test_keys_are_scoped_to_the_caller(client, target, session_cookie, mock_only
         f"another token's first use of a key answered {other.status_code}, replayed={_replayed(other)}",
         other,
     )
-    key = f"scope-{uuid.uuid4()}"
+    key = f"scope-{unique.uuid()}"
     _put(client, "percent", key)
     other = _put(second, "fraction", key)
     expect(
@@ -184,7 +184,7 @@ def test_keys_are_scoped_to_the_caller(client, target, session_cookie, mock_only
         again,
     )
     session = client.with_token(None)
-    key = f"scope-{uuid.uuid4()}"
+    key = f"scope-{unique.uuid()}"
     _put(client, "percent", key)
     browser = _put(session, "percent", key, **cookie_header(session_cookie))
     expect(
@@ -208,7 +208,7 @@ def test_rotation_invalidates_the_tokens_keys(client, target, session_cookie, mo
     """§3.7: "rotating a PAT invalidates any outstanding keys tied to it"; the rotated
     value's use of an old key executes afresh."""
     old = target.mint(["full"], user_id=target.tokens["user_id"], label="contract rotation key")
-    key = f"rotate-{uuid.uuid4()}"
+    key = f"rotate-{unique.uuid()}"
     first = _put(client.with_token(old), "percent", key)
     expect(first.status_code == 200, "spec.status", OP, f"PUT answered {first.status_code}", first)
     rotated = client.with_token(None).post(
@@ -280,8 +280,8 @@ def test_an_in_flight_retry_never_runs_twice(client, target, policy):
 
 
 def _concurrent_creates(target, policy) -> list:
-    key = f"inflight-{uuid.uuid4()}"
-    body = {"name": f"contract in-flight {uuid.uuid4().hex[:12]}", "description": "idempotency check"}
+    key = f"inflight-{unique.uuid()}"
+    body = {"name": f"contract in-flight {unique.hex(12)}", "description": "idempotency check"}
     barrier = threading.Barrier(COPIES)
 
     def send(_):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import fnmatch
-import secrets
 from datetime import datetime
 from typing import Any
 
@@ -19,19 +18,25 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from contracts.benchwright import section_claims  # noqa: F401  (registers the claims)
 from contracts.benchwright.suite._support import LAUNCH, advance, body_of, code_of, expect, launch_run
 from contracts.benchwright.suite.conftest import require
+from contracts.runner import unique
 
 BASE32 = "abcdefghijklmnopqrstuvwxyz234567"
 ONLINE_WINDOW = 60  # seconds: a machine not seen for longer is not serving
 
 
 def _fingerprint() -> str:
-    return "eg_" + "".join(secrets.choice(BASE32) for _ in range(10))
+    return "eg_" + unique.choice(BASE32, 10)
+
+
+def _new_key() -> Ed25519PrivateKey:
+    """A fresh endpoint key (`contracts.runner.unique`: reproducible against the embedded mock)."""
+    return Ed25519PrivateKey.from_private_bytes(unique.token_bytes(32))
 
 
 def _register(client, endpoint_id: str, key: Ed25519PrivateKey, **policy: Any):
     """§9a.1's signed registration: the signature covers `id`, `public_key` and `nonce`."""
     public_key = base64.b64encode(key.public_key().public_bytes_raw()).decode()
-    nonce = secrets.token_hex(8)
+    nonce = unique.hex(16)
     signature = base64.b64encode(key.sign(f"{endpoint_id}\n{public_key}\n{nonce}".encode())).decode()
     body = {"id": endpoint_id, "public_key": public_key, "nonce": nonce, "signature": signature, **policy}
     return client.post("/v1/egress/endpoints", json=body)
@@ -60,7 +65,7 @@ def test_registration_is_signed_and_heartbeats_keep_policy(client, target, polic
     keeps the stored `except` policy (not the `hosts` default); another key on the same
     fingerprint is 409; a machine unseen past the online window reads `online: false`."""
     require(policy, "registerEgressEndpoint")
-    key, endpoint_id = Ed25519PrivateKey.generate(), _fingerprint()
+    key, endpoint_id = _new_key(), _fingerprint()
     first = _register(client, endpoint_id, key, label="home", mode="except", allow_hosts=["bank.example"])
     body = body_of(first) or {}
     expect(
@@ -88,7 +93,7 @@ def test_registration_is_signed_and_heartbeats_keep_policy(client, target, polic
         f"after the heartbeat the machine lists as {listed}",
         beat,
     )
-    stolen = _register(client, endpoint_id, Ed25519PrivateKey.generate())
+    stolen = _register(client, endpoint_id, _new_key())
     expect(
         stolen.status_code == 409,
         "§9a.1#3",
@@ -122,7 +127,7 @@ def test_pinned_launch_needs_a_serving_machine(client, target, policy, mock_only
     require(policy, "registerEgressEndpoint")
     client = _own_account(client, target)  # the runs it holds wait on no other check
     endpoint_id = _fingerprint()
-    _register(client, endpoint_id, Ed25519PrivateKey.generate()).raise_for_status()
+    _register(client, endpoint_id, _new_key()).raise_for_status()
     advance(target, ONLINE_WINDOW * 2)
     refused = client.post("/v1/runs", json={**LAUNCH, "metadata": {"egress_endpoint": endpoint_id}})
     expect(
@@ -163,7 +168,7 @@ def test_serving_loop_routes_and_blocked_hosts(client, target, policy, mock_only
     require(policy, "launchRun")
     require(policy, "registerEgressEndpoint")
     client = _own_account(client, target)
-    key, endpoint_id = Ed25519PrivateKey.generate(), _fingerprint()
+    key, endpoint_id = _new_key(), _fingerprint()
     allow = ["huggingface.co"]
     _register(client, endpoint_id, key, mode="hosts", allow_hosts=allow).raise_for_status()
     run_id = launch_run(client, metadata={"egress_endpoint": endpoint_id})
@@ -191,7 +196,7 @@ def test_serving_loop_routes_and_blocked_hosts(client, target, policy, mock_only
     require(policy, "attachLocalEgress")
     client.post(f"/v1/local-egress/{session}/attach", json={}).raise_for_status()
     require(policy, "reportLocalEgressDenials")
-    refused_host = f"{secrets.token_hex(4)}.ads.example"
+    refused_host = f"{unique.hex(8)}.ads.example"
     denied = client.post(f"/v1/local-egress/{session}/denials", json={"denials": [{"host": refused_host, "count": 3}]})
     expect(denied.status_code == 200, "egress.serving", "POST /v1/local-egress/{id}/denials",
            f"answered {denied.status_code}", denied)  # fmt: skip

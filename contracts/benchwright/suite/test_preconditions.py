@@ -18,7 +18,6 @@ allows (`require`): runs spend, and account-level routes change existing state.
 from __future__ import annotations
 
 import re
-import uuid
 from typing import Any
 
 import pytest
@@ -34,6 +33,7 @@ from contracts.benchwright.suite._support import (
     session_only,
 )
 from contracts.benchwright.suite.conftest import BUNDLE, OPERATIONS, require
+from contracts.runner import unique
 from mock_server.datafiles import REFERENCE_DIR
 
 MARKED = sorted((name, op["x-if-match"]) for name, (_, _, op) in OPERATIONS.items() if op.get("x-if-match"))
@@ -173,7 +173,7 @@ class Instances:
         """The example, with names made unique and ids of other resources replaced by ones the suite made."""
         if not isinstance(body, dict):
             return body
-        suffix = uuid.uuid4().hex[:8]
+        suffix = unique.hex(8)
         out = dict(body)
         for key, value in body.items():
             if key in NAMES and isinstance(value, str):

@@ -8,7 +8,6 @@ where the policy permits them.
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import pytest
@@ -16,6 +15,7 @@ import pytest
 from contracts.benchwright import section_claims  # noqa: F401  (registers the claims)
 from contracts.benchwright.suite._support import advance, body_of, code_of, expect, launch_run
 from contracts.benchwright.suite.conftest import require
+from contracts.runner import unique
 
 
 def _catalog(client) -> tuple[list[dict[str, Any]], list[dict[str, Any]], Any, Any]:
@@ -236,7 +236,7 @@ def _tasks(tag: str, n: int = 2) -> list[dict[str, Any]]:
 def _new_benchmark(client, policy) -> str:
     require(policy, "createBenchmark")
     response = client.post(
-        "/v1/benchmarks", json={"name": f"contract {uuid.uuid4().hex[:8]}", "category": "tool-use", "tags": ["probe"]}
+        "/v1/benchmarks", json={"name": f"contract {unique.hex(8)}", "category": "tool-use", "tags": ["probe"]}
     )
     expect(
         response.status_code in (200, 201),
@@ -257,7 +257,7 @@ def test_created_benchmark(client, policy):
     """§8.5: the answer is the Benchmark with a `bm_` id, the name sent, and the literal
     `visibility: private`."""
     require(policy, "createBenchmark")
-    name = f"contract {uuid.uuid4().hex[:8]}"
+    name = f"contract {unique.hex(8)}"
     response = client.post("/v1/benchmarks", json={"name": name, "description": "probe", "category": "tool-use"})
     body = body_of(response) or {}
     expect(
@@ -282,7 +282,7 @@ def test_subsets_are_content_addressed(client, policy, benchmark):
     `task_id` is not; a frozen subset refuses appends (`409
     subset_frozen`); a rolling one appends and bumps `sample_count`."""
     require(policy, "createSubset")
-    tasks = _tasks(uuid.uuid4().hex[:6])
+    tasks = _tasks(unique.hex(6))
     first = client.post(f"/v1/benchmarks/{benchmark}/subsets", json={"slug": "one", "name": "One", "tasks": tasks})
     one = body_of(first) or {}
     expect(
@@ -321,7 +321,7 @@ def test_subsets_are_content_addressed(client, policy, benchmark):
         f"1001 tasks in one request answered {oversized.status_code}",
         oversized,
     )
-    repeated = [{**row, "task_id": "same"} for row in _tasks(uuid.uuid4().hex[:6])]
+    repeated = [{**row, "task_id": "same"} for row in _tasks(unique.hex(6))]
     duplicates = client.post(
         f"/v1/benchmarks/{benchmark}/subsets", json={"slug": "dup", "name": "Dup", "tasks": repeated}
     )
@@ -351,7 +351,7 @@ def test_subsets_are_content_addressed(client, policy, benchmark):
     )
     rolling = client.post(
         f"/v1/benchmarks/{benchmark}/subsets",
-        json={"slug": "rolling", "name": "Rolling", "rolling": True, "tasks": _tasks(uuid.uuid4().hex[:6], 1)},
+        json={"slug": "rolling", "name": "Rolling", "rolling": True, "tasks": _tasks(unique.hex(6), 1)},
     ).json()
     appended = client.post(f"/v1/subsets/{rolling['id']}/tasks:append", json={"tasks": _tasks("more", 2)})
     expect(
@@ -370,7 +370,7 @@ def test_impls_are_content_addressed(client, policy, benchmark):
     subset = client.post(
         f"/v1/benchmarks/{benchmark}/subsets", json={"slug": "impl", "name": "Impl", "tasks": _tasks("impl")}
     ).json()["id"]
-    code = f"# {uuid.uuid4().hex}\nclass Task:\n    pass\n"
+    code = f"# {unique.hex()}\nclass Task:\n    pass\n"
     response = client.post("/v1/impls", json={"subset": subset, "label": "probe v1", "code": code})
     body = body_of(response) or {}
     fingerprint = body.get("fingerprint") or ""
@@ -419,7 +419,7 @@ def test_patches_answer_an_ack(client, policy, benchmark):
     require(policy, "createSubset")
     subset = client.post(
         f"/v1/benchmarks/{benchmark}/subsets",
-        json={"slug": "freeze", "name": "Freeze", "rolling": True, "tasks": _tasks(uuid.uuid4().hex[:6])},
+        json={"slug": "freeze", "name": "Freeze", "rolling": True, "tasks": _tasks(unique.hex(6))},
     ).json()["id"]
     frozen = client.patch(f"/v1/subsets/{subset}", json={"rolling": False})
     expect(
@@ -438,7 +438,7 @@ def test_patches_answer_an_ack(client, policy, benchmark):
         reopened,
     )
     require(policy, "patchImpl")
-    impl = client.post("/v1/impls", json={"subset": subset, "label": "v1", "code": f"# {uuid.uuid4().hex}\n"}).json()
+    impl = client.post("/v1/impls", json={"subset": subset, "label": "v1", "code": f"# {unique.hex()}\n"}).json()
     labelled = client.patch(f"/v1/impls/{impl['id']}", json={"label": "v2"})
     expect(
         labelled.status_code == 200 and body_of(labelled) == {"id": impl["id"], "ok": True, "label": "v2"},
@@ -470,7 +470,7 @@ def test_build_edits_version_as_documented(client, policy):
         json={
             "slug": "built",
             "name": "Built",
-            "tasks": _tasks(uuid.uuid4().hex[:6]),
+            "tasks": _tasks(unique.hex(6)),
             "grader": {"type": "product", "config": {"run": "echo"}},
         },
     ).json()["id"]
@@ -569,7 +569,7 @@ def test_build_handles_resolve_or_refuse(client, policy):
             f"a run-projected subset answered {response.status_code} {code_of(response)}",
             response,
         )
-    unknown = client.get(f"/v1/build/subsets/no-such-benchmark-{uuid.uuid4().hex[:8]}")
+    unknown = client.get(f"/v1/build/subsets/no-such-benchmark-{unique.hex(8)}")
     expect(
         unknown.status_code == 404,
         "§8.9#4",
@@ -578,7 +578,7 @@ def test_build_handles_resolve_or_refuse(client, policy):
         unknown,
     )
     require(policy, "createBenchmark")
-    name = f"contract twin {uuid.uuid4().hex[:8]}"
+    name = f"contract twin {unique.hex(8)}"
     for _ in range(2):
         client.post("/v1/benchmarks", json={"name": name}).raise_for_status()
     twin = client.get(f"/v1/build/subsets/{name}")

@@ -12,10 +12,9 @@ The reads run on every target; creating teams and rotating secrets where the pol
 
 from __future__ import annotations
 
-import uuid
-
 from contracts.benchwright.suite._support import body_of, code_of, expect
 from contracts.benchwright.suite.conftest import require
+from contracts.runner import unique
 
 PAYER_ROUTES = ("/v1/tokens", "/v1/secrets", "/v1/settings")
 
@@ -51,7 +50,7 @@ def test_a_second_team_is_refused(client, target, policy, mock_only):
     require(policy, "createTeam")
     user = target.control_post("/users", {"tier": "scale", "balance_cents": 10_000}).json()
     own = client.with_token(target.mint(["full"], user_id=user["id"]))
-    first = own.post("/v1/teams", json={"name": f"contract {uuid.uuid4().hex[:8]}"})
+    first = own.post("/v1/teams", json={"name": f"contract {unique.hex(8)}"})
     mine = body_of(own.get("/v1/teams/me")) or {}
     expect(
         first.status_code == 201 and mine.get("is_owner") is True,
@@ -74,7 +73,7 @@ def test_rotating_a_provider_key_keeps_the_pat(client, policy):
     """§2.3#1: provider keys live in the Secrets API, apart from the PAT: rotating one leaves the PAT working."""
     for operation in ("createSecret", "patchSecret", "deleteSecret"):
         require(policy, operation)
-    created = client.post("/v1/secrets", json={"name": f"OPENROUTER_{uuid.uuid4().hex[:6].upper()}", "value": "one"})
+    created = client.post("/v1/secrets", json={"name": f"OPENROUTER_{unique.hex(6).upper()}", "value": "one"})
     secret_id = (body_of(created) or {}).get("id")
     try:
         rotated = client.patch(f"/v1/secrets/{secret_id}", json={"value": "two"})

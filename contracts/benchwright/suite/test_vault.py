@@ -10,11 +10,11 @@ flips it flips back.
 from __future__ import annotations
 
 import re
-import uuid
 
 from contracts.benchwright import section_claims  # noqa: F401  (registers the claims)
 from contracts.benchwright.suite._support import body_of, code_of, expect
 from contracts.benchwright.suite.conftest import require
+from contracts.runner import unique
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
@@ -23,7 +23,7 @@ STARTER_PACK = {"github.com", "raw.githubusercontent.com", "pypi.org", "files.py
 
 
 def _name() -> str:
-    return f"CONTRACT_{uuid.uuid4().hex[:8].upper()}"
+    return f"CONTRACT_{unique.hex(8).upper()}"
 
 
 def _policy(client) -> tuple[dict[str, dict], str, object]:
@@ -45,7 +45,7 @@ def test_inline_rules_validate_and_allow_their_hosts(client, policy):
     `409 name_conflict`."""
     require(policy, "createSecret")
     require(policy, "deleteSecret")
-    host = f"{uuid.uuid4().hex[:8]}.contract.example"
+    host = f"{unique.hex(8)}.contract.example"
     bad = client.post(
         "/v1/secrets",
         json={"name": _name(), "value": "x", "rules": [{"host_pattern": host, "inject_kind": "cookie",
@@ -169,9 +169,9 @@ def test_rule_routes_and_delete_withdraw_entries(client, policy):
     require(policy, "deleteSecret")
     require(policy, "deleteSecretRule")
     require(policy, "deleteHostPolicyEntry")
-    own = f"{uuid.uuid4().hex[:8]}.user.contract.example"
-    auto = f"{uuid.uuid4().hex[:8]}.auto.contract.example"
-    extra = f"{uuid.uuid4().hex[:8]}.extra.contract.example"
+    own = f"{unique.hex(8)}.user.contract.example"
+    auto = f"{unique.hex(8)}.auto.contract.example"
+    extra = f"{unique.hex(8)}.extra.contract.example"
     client.post("/v1/host-policy", json={"host_pattern": own, "mode": "allow"}).raise_for_status()
     rules = [{"host_pattern": host, "inject_kind": "header", "inject_target": "X-Key"} for host in (own, auto)]
     secret_id = client.post("/v1/secrets", json={"name": _name(), "value": "x", "rules": rules}).json()["id"]
@@ -237,7 +237,7 @@ def test_host_policy_sources_and_default(client, policy):
     `PATCH /host-policy/default` set (flipped back afterwards)."""
     require(policy, "addHostPolicyEntry")
     require(policy, "deleteHostPolicyEntry")
-    host = f"{uuid.uuid4().hex[:8]}.block.contract.example"
+    host = f"{unique.hex(8)}.block.contract.example"
     added = client.post("/v1/host-policy", json={"host_pattern": host, "mode": "block"})
     expect(
         added.status_code == 201 and body_of(added) == {"ok": True},

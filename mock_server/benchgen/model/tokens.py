@@ -8,8 +8,9 @@ accepted while ``now < T + propagation_seconds`` and refused from
 from __future__ import annotations
 
 import hashlib
-import secrets
 from datetime import datetime, timedelta
+
+from mock_server.state.ids import hex_token
 
 from .rows import Token
 
@@ -20,7 +21,7 @@ def secret_sha256(secret: str) -> str:
 
 def new_secret(prefix: str) -> str:
     """A fresh secret: the prefix and 40 hex characters (160 bits)."""
-    return prefix + secrets.token_hex(20)
+    return prefix + hex_token(40)
 
 
 def is_live(token: Token, now: datetime, propagation_seconds: float) -> bool:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-import secrets
 from datetime import datetime
 from typing import Any
+
+from mock_server.state.ids import hex_token
 
 from .errors import Refusal
 from .rows import Benchmark, Org, Participant, Run, Token
@@ -27,7 +28,7 @@ def mint_token(store: Store, *, org: Org, kind: str, now: datetime, token: str |
     if kind not in ("api_key", "oauth"):
         raise Refusal(400, "invalid_argument", f"kind must be 'api_key' or 'oauth', not {kind!r}", field="kind")
     if token is None:
-        token = ("bp_" if kind == "api_key" else "bpo_") + secrets.token_hex(20)
+        token = ("bp_" if kind == "api_key" else "bpo_") + hex_token(40)
     row = Token(id=store.ids.new(), token=token, kind=kind, org_id=org.id, created_at=now)
     store.tokens[token] = row
     return row

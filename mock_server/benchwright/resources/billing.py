@@ -17,7 +17,6 @@ from __future__ import annotations
 import csv
 import html
 import io
-import secrets
 from datetime import UTC, date, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
@@ -33,7 +32,7 @@ from mock_server.engine import Ctx, Reply
 from mock_server.policies.problems import Problem, invalid, not_found
 from mock_server.policies.text import comma_items
 from mock_server.state.clock import rfc3339
-from mock_server.state.ids import uuid4
+from mock_server.state.ids import hex_token, uuid4
 
 CURRENCY = "USD"
 CHECKOUT_BASE = "https://checkout.stripe.com/c/pay/"
@@ -136,7 +135,7 @@ def topup_json(row: TopUp) -> dict[str, Any]:
 
 
 def _checkout_id() -> str:
-    return "cs_test_" + secrets.token_hex(12)
+    return "cs_test_" + hex_token(24)
 
 
 def _next_period_end(start: datetime, interval: str) -> datetime:
@@ -365,7 +364,7 @@ def mark_topup_paid(mock: Any, topup_id: str) -> dict[str, Any]:
         raise Problem(404, "not_found", f"No top-up {topup_id}.")
     if row.status != "succeeded":
         row.status = "succeeded"
-        row.stripe_payment_intent_id = "pi_" + secrets.token_hex(12)
+        row.stripe_payment_intent_id = "pi_" + hex_token(24)
         ledger.post(
             store,
             row.account_id,

@@ -55,7 +55,6 @@ from __future__ import annotations
 import base64
 import binascii
 import fnmatch
-import secrets
 from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
@@ -75,6 +74,7 @@ from mock_server.benchwright.store import Store
 from mock_server.engine import Ctx, Reply
 from mock_server.policies.problems import Problem, invalid, not_found
 from mock_server.state.clock import rfc3339
+from mock_server.state.ids import hex_token
 
 ONLINE_WINDOW = timedelta(seconds=60)
 DEFAULT_MODE = "hosts"
@@ -248,11 +248,11 @@ def open_session(store: Store, run: Run, metadata: dict[str, Any]) -> EgressSess
     if existing is not None:
         return existing
     session = EgressSession(
-        id="les_" + secrets.token_hex(6),
+        id="les_" + hex_token(12),
         run_id=run.id,
         user_id=run.user_id,
         endpoint_id=metadata.get("egress_endpoint"),
-        token="tun_" + secrets.token_hex(5),
+        token="tun_" + hex_token(10),
         created_at=store.clock.now(),
     )
     _bind(store, session)
