@@ -20,7 +20,7 @@ MAX_REQUESTS ?=
 # SET='FIELD=VALUE ...': make serve passes each as --set (a config field, e.g. keep_finished_runs=100)
 SET ?=
 
-.PHONY: install test serve contract proxy stress lint spec-check spec-bundle bench diff-bench clean
+.PHONY: install test test-nightly serve contract contract-regressions explore proxy stress lint spec-check spec-bundle bench diff-bench clean
 
 install: $(STAMP)
 
@@ -34,14 +34,28 @@ $(STAMP): pyproject.toml
 $(REDOCLY):
 	npm install --no-save --no-audit --no-fund --prefix .tools @redocly/cli@$(REDOCLY_VERSION) @stoplight/prism-cli@$(PRISM_VERSION)
 
+# per commit: every test not marked slow (tests/conftest.py); worksteal keeps both cores busy to the end
 test: install
-	$(BIN)/python -m pytest -q -n auto
+	$(BIN)/python -m pytest -q -n auto --dist worksteal
+
+# nightly: the slow tests too, and the target-mode matrix at the full profile (docs/testing.md)
+test-nightly: install
+	HARNESS_SLOW=1 HARNESS_MODES_PROFILE=full $(BIN)/python -m pytest -q -n auto --dist worksteal
 
 serve: install
 	$(BIN)/python -m mock_server.serve --host $(HOST) $(if $(API),--api $(API)) $(if $(PORT),--port $(PORT)) $(foreach s,$(SET),--set $(s))
 
 contract: install
 	$(BIN)/harness-contract --profile $(PROFILE) --report-dir reports $(if $(API),--api $(API)) $(if $(SEEDS),--seeds $(SEEDS)) $(if $(ALLOW),--allow $(ALLOW)) $(if $(MAX_REQUESTS),--max-requests $(MAX_REQUESTS)) $(if $(DIFF),--differential)
+
+# every entry of the regression corpus (contracts/regressions.toml) at its API, profile and seed (per commit)
+contract-regressions: install
+	$(BIN)/harness-contract --regressions --report-dir reports/regressions $(if $(API),--api $(API))
+
+# nightly exploration: SEEDS=N random seeds (default 3) at PROFILE (default full); what drifts becomes a
+# corpus entry in reports/explore/regressions-found.toml
+explore: install
+	$(BIN)/harness-contract --explore $(or $(SEEDS),3) --profile $(if $(filter command line,$(origin PROFILE)),$(PROFILE),full) --report-dir reports/explore $(if $(API),--api $(API))
 
 # the stress suite (reports/stress.md): fuzzing, hostile input, races, streams, disclosure, uptime;
 # SHORT=1 for the CI size (tests/stress runs it in make test), API=NAME for one API

@@ -39,6 +39,7 @@ import sys
 from pathlib import Path
 
 from contracts.apis import CONTRACT_APIS, contract
+from contracts.runner import seeds
 from contracts.runner.safety import LIVE_DEFAULT_BUDGET, OPT_INS, setting
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,6 +92,17 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     seeds = parser.add_mutually_exclusive_group()
     seeds.add_argument("--seed", type=int, help="a hypothesis seed (runs non-derandomized with that seed)")
     seeds.add_argument("--seeds", type=int, metavar="N", help="run everything with seeds 1..N in a row")
+    seeds.add_argument(
+        "--explore",
+        type=int,
+        metavar="N",
+        help="run everything with N random seeds; what drifts becomes a regression corpus entry (nightly)",
+    )
+    seeds.add_argument(
+        "--regressions",
+        action="store_true",
+        help="replay every entry of the regression corpus (contracts/regressions.toml) at its API, profile and seed",
+    )
     parser.add_argument("--report-dir", default="reports")
     parser.add_argument("-k", dest="keyword", help="only checks matching this pytest -k expression")
     parser.add_argument(
@@ -218,8 +230,14 @@ def main(argv: list[str] | None = None, prog: str = "harness-contract", default_
             print(spec.plan(args) if spec.plan else f"{name}: no plan mode")
         return 0
     report_dir = Path(args.report_dir)
+    given = argv if argv is not None else sys.argv[1:]
     if args.seeds:
-        return run_seeds(args.seeds, argv if argv is not None else sys.argv[1:], report_dir)
+        return seeds.run_seeds(args.seeds, _passthrough(given, ("--seeds", "--report-dir")), report_dir)
+    if args.explore:
+        options = _passthrough(given, ("--explore", "--report-dir"))
+        return seeds.explore(args.explore, names, options, args.profile, report_dir)
+    if args.regressions:
+        return seeds.replay(args.api, report_dir)
     if len(names) == 1:
         return run_one(args, names[0], report_dir)
     # every API in its own process, all at once: the quick profile of all of them in one API's time
@@ -229,7 +247,7 @@ def main(argv: list[str] | None = None, prog: str = "harness-contract", default_
         command = [sys.executable, "-m", "contracts.runner.cli", "--api", name, "--report-dir", str(report_dir / name)]
         command += _passthrough(argv if argv is not None else sys.argv[1:])
         log = (report_dir / f"{name}.log").open("w", encoding="utf-8")
-        processes[name] = (subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=_child_env()), log)
+        processes[name] = (subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=seeds.child_env()), log)
     codes: dict[str, int] = {}
     for name, (process, log) in processes.items():
         codes[name] = process.wait()
@@ -237,43 +255,6 @@ def main(argv: list[str] | None = None, prog: str = "harness-contract", default_
         print((report_dir / f"{name}.log").read_text(encoding="utf-8")[-1500:])
     _combine(report_dir, names, codes)
     return max(codes.values(), default=0)
-
-
-def _child_env() -> dict[str, str]:
-    """A run's processes hash strings the same way every time (`PYTHONHASHSEED`), so no set's order varies
-    between two runs of one seed (the caller's own setting wins)."""
-    return {**os.environ, "PYTHONHASHSEED": os.environ.get("PYTHONHASHSEED", "0")}
-
-
-def run_seeds(count: int, argv: list[str], report_dir: Path) -> int:
-    """Seeds 1..count in a row, each a whole run in its own process; stop at the first drift."""
-    import time
-
-    rest = _passthrough(argv, ("--seeds", "--report-dir"))
-    rows, code = [], 0
-    report_dir.mkdir(parents=True, exist_ok=True)
-    for seed in range(1, count + 1):
-        started = time.monotonic()
-        command = [sys.executable, "-m", "contracts.runner.cli", *rest, "--seed", str(seed)]
-        code = subprocess.call([*command, "--report-dir", str(report_dir / f"seed-{seed}")], env=_child_env())
-        verdict = {0: "no drift", 1: "DRIFT", 2: "setup error"}.get(code, f"exit {code}")
-        rows.append(f"| {seed} | {verdict} | {time.monotonic() - started:.0f} s | [seed-{seed}](seed-{seed}/) |")
-        if code != 0:
-            break
-    passed = sum(1 for row in rows if "| no drift |" in row)
-    lines = [
-        "# Contract runs, one hypothesis seed each",
-        "",
-        f"**{passed} of {count} seeds in a row passed.**",
-        "",
-        "| seed | result | wall time | reports |",
-        "|---:|---|---:|---|",
-        *rows,
-        "",
-    ]
-    (report_dir / "seeds.md").write_text("\n".join(lines), encoding="utf-8")
-    print(f"\n{passed} of {count} seeds in a row passed: {report_dir / 'seeds.md'}")
-    return code
 
 
 def _passthrough(argv: list[str], drop: tuple[str, ...] = ("--api", "--report-dir")) -> list[str]:
