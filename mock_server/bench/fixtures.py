@@ -10,8 +10,9 @@ Accounts, one per plan, each with an API key and an OAuth account credential:
 | acct_enterprise | enterprise | bench_dev_key_enterprise | bench_dev_oauth_enterprise |
 
 Also: `bench_sk_dev_growth`, an API key of acct_growth in the form the tracing client (`bench_sdk.Bench`)
-accepts (the spec's `sdk_key_prefix`); the session `bench_dev_session_growth`; `bench_dev_key_growth_capped` (one evaluation a
-month, repositories `acme/support-bot` only); `bench_dev_key_revoked` (revoked); AuthKit tokens
+accepts (the spec's `sdk_key_prefix`); the session `bench_dev_session_growth`;
+`bench_dev_key_growth_capped` (one evaluation a month, repositories `acme/support-bot` only);
+`bench_dev_key_revoked` (revoked); AuthKit tokens
 `authkit_growth_mcp` (the MCP resource audience), `authkit_growth_other_audience` and
 `authkit_growth_expired`. Passwords: `<plan>-password` for `<plan>@example.test`; the IdP code
 `idp-code-growth` logs in growth@example.test; `pending@example.test` (password
