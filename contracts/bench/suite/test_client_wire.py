@@ -64,6 +64,7 @@ def check_tracer_spans_make_one_trace(bench, env: str = ENV) -> None:
 
 
 def test_tracer_spans_make_one_trace(bench, writes):
+    """C-12.3: spans sent one entry each under one trace id make one trace, selected by its environment."""
     check_tracer_spans_make_one_trace(bench)
 
 
@@ -114,4 +115,5 @@ def check_runtime_run_polling(bench, http, system: int = 123) -> None:
 
 
 def test_runtime_run_polling(bench, embedded):
+    """C-63.2, C-63.3: a runtime run polled as `bench eval watch` and `gate` poll it."""
     check_runtime_run_polling(bench, embedded)
