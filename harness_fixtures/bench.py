@@ -21,8 +21,9 @@ class BenchControl(MockControl):
         return Account(body["id"], body["plan"])
 
     def mint_token(self, kind: str = "api_key", *, account_id: str | None = None) -> Token:
-        """A credential of `kind` (`api_key`, `oauth` or `session`) of `account_id` (`acct_growth`,
-        which owns the seeded system 123, unless told)."""
+        """A credential of `kind` (`api_key`, `sdk_key`, `oauth` or `session`) of `account_id` (`acct_growth`,
+        which owns the seeded system 123, unless told). `sdk_key` is an API key spelt `bench_sk_dev_...`, the
+        form the tracing client `bench_sdk.Bench` accepts."""
         body = self.call("POST", "/tokens", {"kind": kind, "account_id": account_id})
         return Token(body["id"], body["token"], body["kind"], body)
 

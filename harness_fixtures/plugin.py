@@ -77,5 +77,6 @@ def benchgen_mock(harness_mocks: Mocks) -> ServedMock[BenchgenControl]:
 @pytest.fixture
 def bench_mock(harness_mocks: Mocks) -> ServedMock[BenchControl]:
     """The Bench platform, reset for this test; `credentials`: `BENCH_API_KEY` (an API key of the growth
-    account) and `BENCH_OAUTH_TOKEN` (its account-class OAuth credential)."""
+    account), `BENCH_OAUTH_TOKEN` (its account-class OAuth credential) and `BENCH_SDK_KEY` (an API key of the
+    same account spelt `bench_sk_...`, the form the tracing client `bench_sdk.Bench` requires)."""
     return harness_mocks.fresh("bench")

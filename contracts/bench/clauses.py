@@ -4,7 +4,7 @@ alone. A claim not split here is one clause. A check asserts a clause by citing 
 Every claim of the reference was read in order; the ones below state more than one thing. The
 others state one (C-02, C-07, C-08, C-11, C-13, C-14, C-15, C-21, C-22, C-25, C-27, C-29,
 C-33, C-35, C-37, C-38, C-40, C-42, C-43, C-44, C-48, C-49, C-54, C-55, C-59, C-60,
-C-61, C-63, C-66) or are about the published clients only (`claims.UNCHECKABLE`)."""
+C-61, C-66) or are about the published clients only (`claims.UNCHECKABLE`)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,23 @@ CLAUSES = [
     # C-12 query holds branch, environment, version, paging or other URL query values
     Clause("C-12.1", "offset/limit pages list every item exactly once, in one order, next_offset advancing"),
     Clause("C-12.2", "every page's total is the number of items the pages list"),
+    Clause(
+        "C-12.3",
+        "an environment query value selects the traces whose spans name it (attributes bench.environment, as the"
+        " tracing client sends it), each trace holding every span sent under its id",
+    ),
+    # C-63 Long work uses background runs and explicit polling
+    Clause("C-63.1", "a start answers a background run that has not finished (queued or running)"),
+    Clause(
+        "C-63.2",
+        "a runtime run's events carry ascending cursors and the page the run's status;"
+        " after the last cursor nothing repeats",
+    ),
+    Clause(
+        "C-63.3",
+        "a runtime run's result reads its status apart from result{decision, comparisons, metrics},"
+        " with a decision gate acts on",
+    ),
     # C-17 An API key gives scoped data access
     Clause("C-17.1", "a valid API key reads the workspace's data (200)"),
     Clause("C-17.2", "no credential, or one that is not a key, is refused with 401"),

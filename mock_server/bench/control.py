@@ -2,8 +2,10 @@
 
 - `POST /__mock/accounts {plan?, allowance?}` -> 201 `{id, plan}`: a new account on a plan; `allowance`
   sets the evaluations it may start this period.
-- `POST /__mock/tokens {account_id?, kind: api_key|oauth|session}` -> 201 `{id, token, kind}`; the
-  account defaults to acct_growth (the fixture account that owns system 123).
+- `POST /__mock/tokens {account_id?, kind: api_key|sdk_key|oauth|session}` -> 201 `{id, token, kind}`; the
+  account defaults to acct_growth (the fixture account that owns system 123). `sdk_key` is an API key spelt
+  with the spec's `sdk_key_prefix` (`bench_sk_dev_`), the form the tracing client `bench_sdk.Bench` accepts;
+  its `kind` reads `api_key`.
 - `POST /__mock/evaluations/{id}/finish {status?: completed|failed}` -> 200 `{run}`: ends a queued or
   running evaluation now.
 """
@@ -18,7 +20,7 @@ from mock_server.engine import Problem
 
 from .model import accounts, evaluations
 
-KINDS = ("api_key", "oauth", "session")
+KINDS = ("api_key", "sdk_key", "oauth", "session")
 DEFAULT_ACCOUNT = "acct_growth"
 
 
@@ -50,7 +52,8 @@ async def create_token(request: Request) -> Response:
     cred = accounts.mint(
         api.store,
         api.store.config,
-        kind=kind,
+        kind="api_key" if kind == "sdk_key" else kind,
+        sdk=kind == "sdk_key",
         account_id=account_id,
         user_id=user.id,
         now=api.clock.now(),

@@ -9,8 +9,10 @@ Accounts, one per plan, each with an API key and an OAuth account credential:
 | acct_growth | growth | bench_dev_key_growth | bench_dev_oauth_growth |
 | acct_enterprise | enterprise | bench_dev_key_enterprise | bench_dev_oauth_enterprise |
 
-Also: the session `bench_dev_session_growth`; `bench_dev_key_growth_capped` (one evaluation a
-month, repositories `acme/support-bot` only); `bench_dev_key_revoked` (revoked); AuthKit tokens
+Also: `bench_sk_dev_growth`, an API key of acct_growth in the form the tracing client (`bench_sdk.Bench`)
+accepts (the spec's `sdk_key_prefix`); the session `bench_dev_session_growth`;
+`bench_dev_key_growth_capped` (one evaluation a month, repositories `acme/support-bot` only);
+`bench_dev_key_revoked` (revoked); AuthKit tokens
 `authkit_growth_mcp` (the MCP resource audience), `authkit_growth_other_audience` and
 `authkit_growth_expired`. Passwords: `<plan>-password` for `<plan>@example.test`; the IdP code
 `idp-code-growth` logs in growth@example.test; `pending@example.test` (password
@@ -99,7 +101,7 @@ def _credential(
     store: Store, token: str, kind: str, account: str, now: datetime, ttl: int | None, **extra: Any
 ) -> None:
     cred = Credential(
-        id=f"cred_{token.removeprefix('bench_dev_')}",
+        id=f"cred_{token.removeprefix('bench_dev_').removeprefix('bench_')}",
         token=token,
         kind=kind,
         account_id=account,
@@ -130,6 +132,7 @@ def _accounts(store: Store, cfg: Config, now: datetime) -> None:
         _credential(store, f"bench_dev_key_{plan}", "api_key", acct.id, now, None, name=f"{plan} key")
         _credential(store, f"bench_dev_oauth_{plan}", "oauth", acct.id, now, cfg.oauth_ttl, name="mcp")
     _credential(store, "bench_dev_session_growth", "session", "acct_growth", now, cfg.session_ttl)
+    _credential(store, "bench_sk_dev_growth", "api_key", "acct_growth", now, None, name="tracing key")
     _credential(
         store,
         "bench_dev_key_growth_capped",

@@ -38,7 +38,12 @@ def on_request(api: Any) -> None:
 
 
 def ready(api: Any) -> dict[str, str]:
-    return {"BENCH_API_KEY": "bench_dev_key_growth", "BENCH_OAUTH_TOKEN": "bench_dev_oauth_growth"}
+    """`BENCH_SDK_KEY`: the same account's key in the form the tracing client (`bench_sdk.Bench`) requires."""
+    return {
+        "BENCH_API_KEY": "bench_dev_key_growth",
+        "BENCH_OAUTH_TOKEN": "bench_dev_oauth_growth",
+        "BENCH_SDK_KEY": "bench_sk_dev_growth",
+    }
 
 
 PROFILE = Profile(

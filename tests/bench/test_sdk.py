@@ -302,6 +302,22 @@ def test_cancellation(platform):
     documented(err.value, 409, "evaluation_finished")
 
 
+def test_a_run_canceled_while_queued_never_started(platform, bench_mock: Mock):
+    """C-50 (get_evaluation polled): a run canceled while queued reads canceled with no started_at, and keeps
+    none as time passes; one canceled while running keeps the instant it started (queued 5 s, x-simulation)."""
+    queued = platform.call("start_system_evaluation", body={"ai_system_id": 123})["runs"][0]["id"]
+    canceled = platform.call("cancel_evaluation", path={"id": queued})["run"]
+    assert (canceled["status"], canceled["started_at"], canceled["finished_at"] is not None) == ("canceled", None, True)
+    bench_mock.control.advance_clock(120)
+    assert platform.call("get_evaluation", path={"id": queued})["run"]["started_at"] is None
+    running = platform.call("start_system_evaluation", body={"ai_system_id": 123})["runs"][0]["id"]
+    bench_mock.control.advance_clock(10)
+    started = platform.call("get_evaluation", path={"id": running})["run"]
+    assert started["status"] == "running" and started["started_at"] is not None
+    stopped = platform.call("cancel_evaluation", path={"id": running})["run"]
+    assert (stopped["status"], stopped["started_at"]) == ("canceled", started["started_at"])
+
+
 def test_every_call_is_one_request(platform, bench_mock: Mock):
     """C-04, C-05: a failing write is sent once, never retried (the journal counts it)."""
 

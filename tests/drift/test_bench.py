@@ -331,7 +331,7 @@ SUITE_DRIFTS = [
         _bump("summary", "passed")(r) for r in b["items"] if r.get("summary")], "GET"), "fold"),
     ("evidence-rewritten", "evaluation lifecycle", "C-46.1", answer(r"/artifacts$", lambda b: b["artifacts"][
         "evidence"][0].__setitem__("text", "edited"), "GET", 200), "fold"),
-    ("start-answers-finished", "evaluation lifecycle", "C-63", answer(r"/evaluation-runs/system$", lambda b: [
+    ("start-answers-finished", "evaluation lifecycle", "C-63.1", answer(r"/evaluation-runs/system$", lambda b: [
         r.__setitem__("status", "completed") for r in b["runs"]], "POST", 201), "folds"),
     ("artifacts-before-finish", "evaluation lifecycle", "C-50.2", status(r"/artifacts$", "GET", 409, 200), "folds"),
     ("edit-misses-the-next-run", "evaluation lifecycle", "C-45.1",

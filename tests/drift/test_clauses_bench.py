@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 import pytest
 
-from contracts.bench.suite import test_context, test_conventions, test_datasets, test_evaluations
+from contracts.bench.suite import test_client_wire, test_context, test_conventions, test_datasets, test_evaluations
 from contracts.bench.suite.test_conventions import SPEC_OPS
 from contracts.runner.claims import clause_claim
 from mock_server.app import create_app
@@ -43,6 +43,8 @@ CHECKS: dict[str, Callable[[str], Any]] = {
     ),
     "limits": suite(lambda b, h, u: test_evaluations.test_exhausted_allowance_and_key_cap(h, b)),
     "providers": suite(lambda b, h, u: test_evaluations.test_plan_limited_model_providers(h, b)),
+    "tracewire": suite(lambda b, h, u: test_client_wire.check_tracer_spans_make_one_trace(b)),
+    "runwire": suite(lambda b, h, u: test_client_wire.check_runtime_run_polling(b, h)),
 }
 NEW_CHECKS = sorted(set(CHECKS) - set(catalogue.SUITE_CHECKS) - {"conventions"})
 
@@ -345,6 +347,19 @@ DRIFTS = [
     ("pagination", "C-12.2", "total-off-by-one",
      edit(r"/context/sources$", lambda b: "total" in b and b.__setitem__("total", b["total"] + 1)), "pages"),
     ("evaluation lifecycle", "C-52.2", "publishing-starts-a-run", _publishing_starts_a_run, "publish"),
+    # C-12.3, C-63.2, C-63.3: what the tracing client sends and the bench eval CLI reads
+    ("traces", "C-12.3", "one-span-per-trace", edit(r"^/api/traces/[0-9a-f]{32}$", lambda b: b["trace"].__setitem__(
+        "spans", b["trace"]["spans"][-1:])), "tracewire"),
+    ("traces", "C-12.3", "environment-unread", edit(r"^/api/traces$", lambda b: b.__setitem__("items", [
+        t for t in b["items"] if t["environment"] != "contract-env"])), "tracewire"),
+    ("runtime runs", "C-63.2", "events-without-cursor", edit(r"/events$", lambda b: [
+        e.pop("cursor") for e in b["events"]]), "runwire"),
+    ("runtime runs", "C-63.2", "events-page-without-status", edit(r"/events$", lambda b: b.pop("status")),
+     "runwire"),
+    ("runtime runs", "C-63.3", "result-in-run-only", edit(r"/evaluation-runs/rr_[0-9]+$", lambda b: b.pop("result")),
+     "runwire"),
+    ("runtime runs", "C-63.3", "decision-outside-gate", edit(r"/evaluation-runs/rr_[0-9]+$", lambda b: b[
+        "result"].__setitem__("decision", "adopt_candidate")), "runwire"),
     ("evaluation lifecycle", "C-48", "run-id-a-string",
      edit(r"/evaluation-runs/system$", lambda b: [r.__setitem__("id", str(r["id"])) for r in b["runs"]], "POST"),
      "evaluation"),

@@ -106,7 +106,7 @@ def test_bench_fixture(bench_mock: ServedMock[BenchControl]):
     evaluation ends when the control surface says (here: failed) and cannot end twice; C-18 an
     account-class OAuth credential of a new account lists its keys."""
     mock, control = bench_mock, bench_mock.control
-    assert set(mock.credentials) == {"BENCH_API_KEY", "BENCH_OAUTH_TOKEN"}
+    assert set(mock.credentials) == {"BENCH_API_KEY", "BENCH_OAUTH_TOKEN", "BENCH_SDK_KEY"}
     platform = BenchPlatform(mock.credential, endpoint=mock.url)
     assert [s["id"] for s in platform.call("list_systems")["items"]] == [123]
     run_id = platform.call("start_system_evaluation", body={"ai_system_id": 123})["runs"][0]["id"]

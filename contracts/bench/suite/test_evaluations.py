@@ -188,7 +188,7 @@ def check_status_folds_and_future_runs(bench, advance, sid: int, version: int) -
     check("start_system_evaluation", r)
     run = r.json()["runs"][0]
     if run["status"] not in ("queued", "running"):
-        raise bench.drift("C-63", "POST evaluation-runs/system", f"the start answered a run already {run['status']}")
+        raise bench.drift("C-63.1", "POST evaluation-runs/system", f"the start answered a run already {run['status']}")
     early = bench.call("get_evaluation_artifacts", path={"id": run["id"]})
     check("get_evaluation_artifacts", early)
     if early.status_code != 409:
@@ -275,7 +275,7 @@ def check_published_report_is_kept_whole(bench, sid: int) -> None:
 
 
 def test_status_folds_and_edits_reach_future_runs(target, http, bench, spends, evaluable_system):
-    """C-63, C-50.1, C-50.2, C-45.1, C-45.2: a start answers a queued run (background work), artifacts wait
+    """C-63.1, C-50.1, C-50.2, C-45.1, C-45.2: a start answers a queued run (background work), artifacts wait
     for the end, the status only moves forward, and a context edit reaches the next run but not a finished report."""
     sid, version = evaluable_system
 

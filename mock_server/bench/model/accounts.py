@@ -37,12 +37,23 @@ def token_digest(*parts: str) -> str:
 
 
 def mint(
-    store: Store, cfg: Config, *, kind: str, account_id: str, user_id: str, now: datetime, name: str = "", **extra: Any
+    store: Store,
+    cfg: Config,
+    *,
+    kind: str,
+    account_id: str,
+    user_id: str,
+    now: datetime,
+    name: str = "",
+    sdk: bool = False,
+    **extra: Any,
 ) -> Credential:
-    """A new credential of `kind` for the account, with a deterministic token."""
+    """A new credential of `kind` for the account, with a deterministic token; `sdk`: an API key spelt for the
+    tracing client (the spec's `sdk_key_prefix`, which `bench_sdk.Bench` requires)."""
     n = store.seq("credential")
     label = {"api_key": "key", "oauth": "oauth", "session": "session"}[kind]
-    token = f"{cfg.environment['credential_prefix']}{label}_{token_digest(kind, account_id, str(n))}"
+    prefix = cfg.environment["sdk_key_prefix"] if sdk and kind == "api_key" else cfg.environment["credential_prefix"]
+    token = f"{prefix}{label}_{token_digest(kind, account_id, str(n))}"
     ttl = {"oauth": cfg.oauth_ttl, "session": cfg.session_ttl}.get(kind)
     cred = Credential(
         id=f"cred_{n}",

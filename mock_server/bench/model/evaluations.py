@@ -94,7 +94,8 @@ def evaluable(system: AiSystem) -> bool:
 
 def finish(store: Store, run: EvaluationRun, status: str, now: datetime) -> None:
     run.status = status
-    run.started_at = run.started_at or now
+    if status != "canceled":  # a run canceled while still queued never started
+        run.started_at = run.started_at or now
     run.finished_at = now
     if status == "completed" and run.ai_system_id in store.systems:
         system = store.systems[run.ai_system_id]

@@ -19,6 +19,7 @@ SPLITS = ("development", "confirmation", "calibration")
 VERDICTS = ("good", "bad", "skip")
 COST_PER_TRIAL_USD = 0.002
 SECONDS_PER_TRIAL = 2.0
+DEFAULT_MINIMUM_QUALITY_GAIN = 0.05
 
 
 def report_json(r: RuntimeEvaluation, sid: int) -> dict[str, Any]:
@@ -210,7 +211,53 @@ async def runtime_eval_candidates(ctx: Ctx):
 
 
 def _event(run: RuntimeRun, kind: str, at, **extra: Any) -> None:
-    run.events.append({"seq": len(run.events) + 1, "type": kind, "at": at, **extra})
+    """`cursor` is what `bench eval watch` reads (and passes back as `after`); `seq` is the same number."""
+    n = len(run.events) + 1
+    run.events.append({"seq": n, "cursor": n, "type": kind, "at": at, **extra})
+
+
+def quality(plan_id: str, config_id: str) -> float:
+    """A configuration's measured quality on the plan's cases (0..1): fixed per plan and configuration."""
+    return round(hashlib.sha256(f"{plan_id}:{config_id}".encode()).digest()[0] / 255, 3)
+
+
+def result_json(run: RuntimeRun, plan: EvaluationPlan) -> dict[str, Any]:
+    """What the trials measured so far: `metrics` per configuration (trials are spread over the configurations
+    in plan order), `comparisons` of each candidate with the first configuration (the current one) once both
+    have trials, and the `decision` once the run completed: `validated_improvement` when a candidate gains at
+    least the policy's `minimum_quality_gain` (default 0.05), `no_improvement` when none does,
+    `insufficient_evidence` when the plan has no candidate."""
+    configs = [c["id"] for c in plan.spec["configurations"]]
+    n, done = len(configs), run.completed_trials
+    metrics: dict[str, dict[str, Any]] = {}
+    for i, cid in enumerate(configs):
+        trials = done // n + (1 if i < done % n else 0)
+        metrics[cid] = {
+            "trials": trials,
+            "cost_usd": round(trials * COST_PER_TRIAL_USD, 4),
+            "duration_s": trials * SECONDS_PER_TRIAL,
+            "quality": quality(plan.id, cid) if trials else None,
+        }
+    base = configs[0]
+    comparisons = [
+        {
+            "baseline": base,
+            "candidate": cid,
+            "metric": "quality",
+            "delta": round(metrics[cid]["quality"] - metrics[base]["quality"], 3),
+        }
+        for cid in configs[1:]
+        if metrics[cid]["quality"] is not None and metrics[base]["quality"] is not None
+    ]
+    return {"decision": run.decision, "comparisons": comparisons, "metrics": metrics}
+
+
+def _decide(run: RuntimeRun, plan: EvaluationPlan) -> str:
+    gain = (plan.spec.get("policy") or {}).get("minimum_quality_gain", DEFAULT_MINIMUM_QUALITY_GAIN)
+    deltas = [c["delta"] for c in result_json(run, plan)["comparisons"]]
+    if not deltas:
+        return "insufficient_evidence"
+    return "validated_improvement" if max(deltas) >= gain else "no_improvement"
 
 
 def _budget(run: RuntimeRun, plan: EvaluationPlan) -> int:
@@ -238,8 +285,7 @@ def advance_runs(system_row: AiSystem, current, seconds_per_trial: float) -> Non
             _event(run, "paused", current, reason="budget_exhausted", completed_trials=cap)
         elif done >= run.total_trials:
             run.completed_trials = run.total_trials
-            improved = hashlib.sha256(run.plan_id.encode()).digest()[0] < 128
-            run.status, run.phase, run.decision = "completed", "done", "adopt_candidate" if improved else "keep_current"
+            run.status, run.phase, run.decision = "completed", "done", _decide(run, plan)
             _event(run, "completed", current, decision=run.decision)
         else:
             run.completed_trials = done
@@ -303,10 +349,27 @@ def _rrun(ctx: Ctx, s: AiSystem) -> RuntimeRun:
     return s.runtime_runs[rid]
 
 
+def results_json(run: RuntimeRun, plan: EvaluationPlan) -> dict[str, Any]:
+    """The run's status read apart from its decision: `bench eval status/results/gate/compare/export` read the
+    top-level `id`, `status` and `result{decision, comparisons, metrics}`; `run` is the run itself."""
+    return {
+        "schema_version": 1,
+        "id": run.id,
+        "status": run.status,
+        "phase": run.phase,
+        "decision": run.decision,
+        "completed_trials": run.completed_trials,
+        "total_trials": run.total_trials,
+        "result": result_json(run, plan),
+        "run": run_json(run),
+    }
+
+
 @op("runtime_eval_results")
 async def runtime_eval_results(ctx: Ctx):
     s = system(ctx)
-    return {"run": run_json(_rrun(ctx, s))}
+    run = _rrun(ctx, s)
+    return results_json(run, s.plans[run.plan_id])
 
 
 @op("runtime_eval_events")
@@ -315,18 +378,20 @@ async def runtime_eval_events(ctx: Ctx):
     s = system(ctx)
     run = _rrun(ctx, s)
     if ctx.path["action"] != "events":
-        return {"run": run_json(run)}
+        return results_json(run, s.plans[run.plan_id])
     raw = ctx.raw_query.get("after") or "0"
     if not raw.isdigit():
         raise Refusal(400, "invalid_after", "after is a non-negative integer event cursor.")
     after = int(raw)
     events = [e for e in run.events if e["seq"] > after]
-    return {"events": events, "next_after": events[-1]["seq"] if events else after}
+    # `status`: `bench eval watch` stops once the run is neither queued nor running
+    return {"events": events, "next_after": events[-1]["seq"] if events else after, "status": run.status}
 
 
 @op("runtime_eval_control")
 async def runtime_eval_control(ctx: Ctx):
-    """cancel; resume a canceled run; continue a paused one with extend_budget or retry_ambiguous_attempt."""
+    """cancel; resume a canceled run; continue a paused one (action continue, or resume as the client sends it)
+    with extend_budget or retry_ambiguous_attempt."""
     s, b = system(ctx), body(ctx)
     run = _rrun(ctx, s)
     action = ctx.path["action"]
@@ -339,20 +404,29 @@ async def runtime_eval_control(ctx: Ctx):
         _event(run, "canceled", now(ctx), completed_trials=run.completed_trials)
         return {"run": run_json(run)}
     _idempotency_key(ctx)
-    if action == "resume":
-        if run.status != "canceled" or run.completed_trials >= run.total_trials:
+    # `resume` resumes a canceled run or continues a paused one (EvaluationClient.resume, `bench eval resume`,
+    # always POSTs /resume); `continue` continues a paused one only
+    if action == "resume" and run.status == "canceled":
+        if run.completed_trials >= run.total_trials:
             raise Refusal(409, "invalid_run_state", "Only a canceled run with trials left can be resumed.")
     else:
         if run.status != "paused":
-            raise Refusal(409, "invalid_run_state", "Only a paused run can be continued.")
+            raise Refusal(
+                409,
+                "invalid_run_state",
+                "Only a canceled run can be resumed, or a paused one continued."
+                if action == "resume"
+                else "Only a paused run can be continued.",
+            )
         if not b.get("extend_budget") and not b.get("retry_ambiguous_attempt"):
             raise Refusal(
                 400, "extend_budget_required", "Continue with an explicit extend_budget or retry_ambiguous_attempt."
             )
         if b.get("extend_budget"):
             run.budget_extensions.append(dict(b["extend_budget"]))
+    resumed = run.status == "canceled"
     run.status, run.phase, run.last_tick = "running", "development", now(ctx)
-    _event(run, "resumed" if action == "resume" else "continued", now(ctx))
+    _event(run, "resumed" if resumed else "continued", now(ctx))
     return {"run": run_json(run)}
 
 

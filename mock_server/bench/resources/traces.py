@@ -125,12 +125,46 @@ async def retry_production_check(ctx: Ctx):
     return {"check": check_json(c)}
 
 
+CONTENT = ("input", "output", "input_value", "output_value")
+ENVIRONMENT_ATTRIBUTES = ("bench.environment", "deployment.environment")
+
+
+def _environment(spans: list[dict[str, Any]]) -> str | None:
+    """The trace's environment: the tracing client stamps `attributes["bench.environment"]` on every span it
+    sends (`bench_sdk.Bench`, its OTel bridge); `deployment.environment` (OpenTelemetry's resource attribute)
+    is read too. The first span that names one decides."""
+    for sp in spans:
+        attrs = sp.get("attributes") or {}
+        for key in ENVIRONMENT_ATTRIBUTES:
+            if isinstance(attrs.get(key), str) and attrs[key]:
+                return attrs[key]
+    return None
+
+
+def _stored_span(sp: dict[str, Any], capture: bool, redact: set[str]) -> dict[str, Any]:
+    """Content (`input`/`output`, and `input_value`/`output_value` as the tracing client names them) is kept only
+    with capture_content; privacy fields are redacted whether they name a span field or a span attribute."""
+    sp = dict(sp)
+    for k in CONTENT:
+        if k in sp and (not capture or k in redact):
+            sp[k] = REDACTED
+    for k in redact & set(sp):
+        sp[k] = REDACTED
+    attrs = sp.get("attributes")
+    if attrs and redact & set(attrs):
+        sp["attributes"] = {k: REDACTED if k in redact else v for k, v in attrs.items()}
+    return sp
+
+
 @op("ingest_traces")
 async def ingest_traces(ctx: Ctx):
-    """Stores traces; content is kept only with capture_content, minus the privacy fields. Systems with production
-    feedback enabled for the environment get a production check per trace."""
+    """Stores traces; content is kept only with capture_content, minus the privacy fields. Entries with the trace
+    id of a trace already stored add their spans to it (the tracing client sends one entry per span, all under
+    the span's trace id); a span sent again replaces the one with its span_id. Systems with production feedback
+    enabled for the environment get a production check per new trace."""
     b, st, t = body(ctx), store(ctx), tenant(ctx)
     limits = spec_op(ctx)["x-limits"]
+    cap = limits["max_spans_per_trace"]
     traces = b.get("traces") or []
     if not traces or len(traces) > limits["max_traces"]:
         raise Refusal(400, "no_traces", f"Send 1 to {limits['max_traces']} traces.")
@@ -140,41 +174,54 @@ async def ingest_traces(ctx: Ctx):
     privacy = _privacy(ctx, repo, b.get("branch"))
     redact = set(privacy["fields"]) if privacy["enabled"] else set()
     capture = bool(b.get("capture_content"))
-    env = None
-    ids = []
     for i, tr in enumerate(traces):
         spans = tr.get("spans") or []
-        if len(spans) > limits["max_spans_per_trace"] or not all(
-            isinstance(sp, dict) and sp.get("span_id") for sp in spans
-        ):
-            raise Refusal(
-                400, "invalid_span", f"traces[{i}]: at most {limits['max_spans_per_trace']} spans, each with a span_id."
-            )
-    for tr in traces:
-        kept = []
-        for sp in tr.get("spans") or []:
-            sp = dict(sp)
-            env = env or (sp.get("attributes") or {}).get("deployment.environment")
-            for k in ("input", "output"):
-                if k in sp and (not capture or k in redact):
-                    sp[k] = REDACTED
-            for k in redact & set(sp):
-                sp[k] = REDACTED
-            kept.append(sp)
+        if len(spans) > cap or not all(isinstance(sp, dict) and sp.get("span_id") for sp in spans):
+            raise Refusal(400, "invalid_span", f"traces[{i}]: at most {cap} spans, each with a span_id.")
+    # every entry checked against what is stored before anything is written
+    merged: dict[str, dict[str, dict[str, Any]]] = {}
+    new_ids: list[str] = []
+    ids: list[str] = []
+    for i, tr in enumerate(traces):
         trace_id = tr.get("trace_id") or f"tr_{st.seq('trace')}"
-        st.traces[trace_id] = Trace(
-            id=trace_id,
-            tenant=t,
-            source=tr.get("source"),
-            repo_full_name=repo,
-            branch=b.get("branch"),
-            environment=env,
-            system_name=b.get("system_name"),
-            spans=kept,
-            links={},
-            received_at=now(ctx),
-        )
+        held = st.traces.get(trace_id)
+        if held is not None and held.tenant != t:
+            raise Refusal(409, "trace_conflict", f"traces[{i}]: trace id {trace_id} is taken; send a new trace id.")
+        if trace_id not in merged:
+            merged[trace_id] = {sp["span_id"]: sp for sp in (held.spans if held else [])}
+            if held is None:
+                new_ids.append(trace_id)
+        for sp in tr.get("spans") or []:
+            merged[trace_id][sp["span_id"]] = _stored_span(sp, capture, redact)
+        if len(merged[trace_id]) > cap:
+            raise Refusal(400, "invalid_span", f"traces[{i}]: trace {trace_id} would hold more than {cap} spans.")
         ids.append(trace_id)
+    sources = {tr.get("trace_id"): tr.get("source") for tr in traces}
+    for trace_id, spans in merged.items():
+        held = st.traces.get(trace_id)
+        kept = list(spans.values())
+        if held is None:
+            st.traces[trace_id] = Trace(
+                id=trace_id,
+                tenant=t,
+                source=sources.get(trace_id),
+                repo_full_name=repo,
+                branch=b.get("branch"),
+                environment=_environment(kept),
+                system_name=b.get("system_name"),
+                spans=kept,
+                links={},
+                received_at=now(ctx),
+            )
+        else:
+            held.spans, held.received_at = kept, now(ctx)
+            held.environment = held.environment or _environment(kept)
+            held.source = held.source or sources.get(trace_id)
+            held.repo_full_name = held.repo_full_name or repo
+            held.branch = held.branch or b.get("branch")
+            held.system_name = held.system_name or b.get("system_name")
+    for trace_id in new_ids:
+        env = st.traces[trace_id].environment
         for s in st.systems.values():
             fb = s.production_feedback.get(env or "")
             if s.tenant == t and s.name == b.get("system_name") and fb and fb["enabled"]:
@@ -263,7 +310,8 @@ async def unlink_span(ctx: Ctx):
 
 @op("evaluate_span")
 async def evaluate_span(ctx: Ctx):
-    """A yes/no judgment of the span's recorded output: `yes` when it contains the yes text, `no` for the no text."""
+    """A yes/no judgment of the span's recorded output (`output`, or `output_value` as the tracing client sends
+    it): `yes` when it contains the yes text, `no` for the no text, `unknown` when redacted or neither."""
     tr, b = _trace(ctx), body(ctx)
     span = _span(tr, ctx.path["spanID"])
     if not trimmed(b.get("question")):
@@ -273,7 +321,8 @@ async def evaluate_span(ctx: Ctx):
         s = store(ctx).systems.get(linked[0]["ai_system_id"]) if linked else None
         if s is None or b["component_id"] not in s.components:
             raise Refusal(404, "component_not_found", f"Component {b['component_id']} is not linked to this span.")
-    output = str(span.get("output", ""))
+    # the tracing client records content as `output_value` (JSON text); raw uploads may use `output`
+    output = str(span.get("output", span.get("output_value", "")))
     yes, no = b.get("yes") or "yes", b.get("no") or "no"
     verdict = (
         "unknown"
