@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -89,8 +90,13 @@ class ProxyApp:
     @property
     def client(self) -> httpx.AsyncClient:
         if self._client is None:
+            # no cookie jar: a Set-Cookie answered to one client must not ride on every later request
+            # (a session cookie would authenticate the next anonymous one); the client keeps its own
             self._client = httpx.AsyncClient(
-                base_url=self.upstream, timeout=httpx.Timeout(self.timeout, read=None), follow_redirects=False
+                base_url=self.upstream,
+                timeout=httpx.Timeout(self.timeout, read=None),
+                follow_redirects=False,
+                cookies=CookieJar(policy=DefaultCookiePolicy(allowed_domains=[])),
             )
         return self._client
 
