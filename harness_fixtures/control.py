@@ -1,6 +1,6 @@
 """`MockControl`: a typed client of the `/__mock` routes every mock serves (`mock_server/control.py`).
 
-    reset()                         POST   /__mock/reset      state back to the seed fixtures (the clock runs on)
+    reset()                         POST   /__mock/reset      the clock to its start, state to the seed fixtures
     advance_clock(seconds) / now()  POST   /__mock/clock      the simulated clock, moved or read
     journal() / clear_journal()     GET / DELETE /__mock/requests   the request journal, credentials redacted
     add_fault(...) / clear_faults() POST / DELETE /__mock/faults    forced statuses, latency, dropped streams
@@ -62,7 +62,7 @@ class MockControl:
         return None if response.status_code == 204 or not response.content else response.json()
 
     def reset(self) -> None:
-        """Fixtures back; idempotency keys, rate-limit windows and faults cleared; the clock runs on."""
+        """The clock back to its start, fixtures back; idempotency keys, rate-limit windows and faults cleared."""
         self.call("POST", "/reset")
 
     def advance_clock(self, seconds: float) -> datetime:

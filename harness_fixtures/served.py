@@ -52,7 +52,7 @@ class ServedMock(Generic[C]):
         return {self.url_env: self.url, **self.credentials}
 
     def reset(self) -> None:
-        """Fixtures, faults, keys and windows back to the start, and the journal emptied (the clock runs on)."""
+        """The clock, fixtures, faults, keys and windows back to the start, and the journal emptied."""
         self.control.reset()
         self.control.clear_journal()
 

@@ -5,7 +5,8 @@ serve one API's mock.
 the validating proxy (`contracts/proxy/`, also `harness-proxy`), as earlier releases ran it.
 
 `--api` picks a registered API (`mock_server/apis.py`; Benchwright by default);
-the port defaults to that API's own (Benchwright 4010, then 4011, 4012, 4013).
+the port defaults to that API's own (Benchwright 4010, then 4011, 4012, 4013); `--port 0`
+binds any free port, and the banner prints the port bound.
 It prints the base URL and a ready credential as `export` lines.
 """
 
@@ -18,7 +19,7 @@ from typing import Any
 
 from .apis import APIS, DEFAULT_API, profile
 from .serve import add_set_option, port_number, tune_gc
-from .server import MAX_HEAD_BYTES, granian_available, serve_granian, serve_uvicorn
+from .server import MAX_HEAD_BYTES, bound_port, granian_available, listen, serve_granian, serve_uvicorn
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -52,8 +53,9 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def build_from_argv(argv: list[str]) -> tuple[Any, Any, argparse.Namespace]:
-    """The app `python -m mock_server ARGV` serves, built (and seeded) once, its banner printed."""
+def build_from_argv(argv: list[str], bound: int | None = None) -> tuple[Any, Any, argparse.Namespace]:
+    """The app `python -m mock_server ARGV` serves, built (and seeded) once, its banner printed
+    with the port `bound` (the port actually bound), else the one asked for."""
     parser = _parser()
     args = parser.parse_args(argv)
 
@@ -73,7 +75,8 @@ def build_from_argv(argv: list[str]) -> tuple[Any, Any, argparse.Namespace]:
         print(f"# seeded from {args.fixtures}: {seeded.replayed} writes replayed, {seeded.created} rows created")
         for placeholder, credential in seeded.credentials.items():
             print(f"# {placeholder} -> {credential}", flush=True)
-    print("\n".join(banner(api, args.host, args.port or chosen.port, not args.no_control)), flush=True)
+    port = bound if bound is not None else chosen.port if args.port is None else args.port
+    print("\n".join(banner(api, args.host, port, not args.no_control)), flush=True)
     return app, api, args
 
 
@@ -85,16 +88,20 @@ def main(argv: list[str] | None = None, wrap: Callable[[Any], Any] | None = None
 
         return proxy_main(argv[1:])
     args = _parser().parse_args(argv)
-    port = args.port or profile(args.api).port
+    port = profile(args.api).port if args.port is None else args.port  # 0: any free port
     if args.server == "granian":
         if not granian_available():
             print("--server granian needs Granian: pip install -e '.[granian]'", file=sys.stderr)
             return 2
-        serve_granian(argv, args.host, port, args.log_level, args.max_head_bytes)
+        if port == 0:  # Granian binds in its own process: pick the free port here and pass it on
+            with listen(args.host, 0) as probe:
+                port = bound_port(probe)
+        serve_granian([*argv, "--port", str(port)], args.host, port, args.log_level, args.max_head_bytes)
         return 0
-    app, api, _ = build_from_argv(argv)
+    sock = listen(args.host, port)
+    app, api, _ = build_from_argv(argv, bound=bound_port(sock))
     tune_gc()
-    serve_uvicorn([(wrap(app) if wrap else app, api, port)], args.host, args.log_level, args.max_head_bytes)
+    serve_uvicorn([(wrap(app) if wrap else app, api, sock)], args.log_level, args.max_head_bytes)
     return 0
 
 

@@ -2,7 +2,7 @@
 
 JSON in and out. Outside tools depend on these routes exactly:
 
-    POST   /__mock/reset            -> 204, state back to the seed fixtures
+    POST   /__mock/reset            -> 204, the clock back to its start, state back to the seed fixtures
     POST   /__mock/clock            {advance_seconds} -> 200 {now}
     GET    /__mock/requests         -> 200 {data: [...]}, the request journal (credentials redacted)
     DELETE /__mock/requests         -> 204, the journal emptied (a test reads only its own requests)

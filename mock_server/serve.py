@@ -3,7 +3,8 @@
 Benchwright on 4010, benchsdk on 4011, BenchGen on 4012, Bench on 4013 (each
 profile's `port`), in one process and one event loop, each printing its base
 URL and a ready credential as `export` lines. `--api NAME` serves one (as
-`python -m mock_server --api NAME` does); `--port` moves a single API.
+`python -m mock_server --api NAME` does); `--port` moves a single API (0: any free port,
+the banner prints the port bound).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import json
 import sys
 
 from .apis import APIS, profile
-from .server import MAX_HEAD_BYTES, serve_uvicorn
+from .server import MAX_HEAD_BYTES, bound_port, listen, serve_uvicorn
 
 
 def config_of(chosen, args):
@@ -121,11 +122,11 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         chosen = profile(name)
         api = Api(chosen, config_of(chosen, args))
-        port = args.port or chosen.port
-        print("\n".join(banner(api, args.host, port, not args.no_control)), flush=True)
-        apps.append((build_app(api), api, port))
+        sock = listen(args.host, chosen.port if args.port is None else args.port)
+        print("\n".join(banner(api, args.host, bound_port(sock), not args.no_control)), flush=True)
+        apps.append((build_app(api), api, sock))
     tune_gc()
-    serve_uvicorn(apps, args.host, args.log_level, args.max_head_bytes)
+    serve_uvicorn(apps, args.log_level, args.max_head_bytes)
     return 0
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -145,16 +146,31 @@ def uvicorn_config(
     return uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False, http=protocol, **options)
 
 
-def serve_uvicorn(apps: Sequence[tuple[Any, Api, int]], host: str, log_level: str, max_head_bytes: int) -> None:
-    """Serve each `(app, api, port)` on its own port, in this process and one event loop
-    (uvloop when installed, as `uvicorn.run` would pick)."""
+def listen(host: str, port: int) -> socket.socket:
+    """A listening socket on `host:port`, bound now; port 0 takes any free port, as every server
+    does. Binding before serving lets the banner print the port actually bound
+    (`bound_port`), and a port in use fails here, before anything is printed."""
+    return socket.create_server((host, port))
+
+
+def bound_port(sock: socket.socket) -> int:
+    return int(sock.getsockname()[1])
+
+
+def serve_uvicorn(apps: Sequence[tuple[Any, Api, socket.socket]], log_level: str, max_head_bytes: int) -> None:
+    """Serve each `(app, api, sock)` on its own already bound socket (`listen`), in this process
+    and one event loop (uvloop when installed, as `uvicorn.run` would pick)."""
     import uvicorn
 
-    configs = [uvicorn_config(app, api, host, port, log_level, max_head_bytes) for app, api, port in apps]
+    configs = [
+        uvicorn_config(app, api, sock.getsockname()[0], bound_port(sock), log_level, max_head_bytes)
+        for app, api, sock in apps
+    ]
     servers = [uvicorn.Server(config) for config in configs]
 
     async def serve_all() -> None:
-        await asyncio.gather(*(server.serve() for server in servers))
+        pairs = zip(servers, apps, strict=True)
+        await asyncio.gather(*(server.serve(sockets=[sock]) for server, (_, _, sock) in pairs))
 
     with asyncio.Runner(loop_factory=configs[0].get_loop_factory()) as runner:
         runner.run(serve_all())

@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from mock_server.apis import APIS
+from mock_server.apis import APIS, profile
 from mock_server.serve import main as serve_main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -186,3 +186,39 @@ def test_set_reaches_the_api_config_and_refuses_unknown_fields(capsys):
     with pytest.raises(SystemExit):
         build_from_argv(["--api", "benchgen", "--set", "keep_finished_runs=2"])  # not a BenchGen field
     assert "no such config field for benchgen: keep_finished_runs" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("module", "api"), [("mock_server", "benchgen"), ("mock_server.serve", "benchsdk")], ids=["mock_server", "serve"]
+)
+def test_port_zero_binds_a_free_port_and_the_banner_prints_it(module, api):
+    """`--port 0` (the convention every server follows: any free port) binds a port the system
+    chose, not the API's default one, and the banner's URL is the port actually bound: the mock
+    answers there."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    proc = subprocess.Popen(
+        [sys.executable, "-u", "-m", module, "--api", api, "--port", "0", "--clock-scale", "0"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        lines: list[str] = []
+        while not any("control surface" in line for line in lines):
+            line = proc.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+        listening = next(line for line in lines if "listening on" in line)
+        url = listening.rsplit(" ", 1)[1].strip()
+        port = int(url.rsplit(":", 1)[1])
+        assert port not in (0, profile(api).port), lines
+        assert f"export {profile(api).url_env}={url}" in "".join(lines)
+        _wait(f"{url}/__mock/openapi.json")
+        assert httpx.get(f"{url}/__mock/openapi.json").json()["openapi"].startswith("3.1")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

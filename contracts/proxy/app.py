@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import anyio
 import httpx
@@ -88,8 +90,13 @@ class ProxyApp:
     @property
     def client(self) -> httpx.AsyncClient:
         if self._client is None:
+            # no cookie jar: a Set-Cookie answered to one client must not ride on every later request
+            # (a session cookie would authenticate the next anonymous one); the client keeps its own
             self._client = httpx.AsyncClient(
-                base_url=self.upstream, timeout=httpx.Timeout(self.timeout, read=None), follow_redirects=False
+                base_url=self.upstream,
+                timeout=httpx.Timeout(self.timeout, read=None),
+                follow_redirects=False,
+                cookies=CookieJar(policy=DefaultCookiePolicy(allowed_domains=[])),
             )
         return self._client
 
@@ -143,7 +150,7 @@ class ProxyApp:
         outgoing = [(k, v) for k, v in request.headers.items() if k.lower() not in HOP_BY_HOP]
         outgoing.append(("accept-encoding", "identity"))
         upstream_request = self.client.build_request(
-            request.method, exchange.path, params=exchange.query or None, headers=outgoing, content=body
+            request.method, self._upstream_url(request.scope), headers=outgoing, content=body
         )
         try:
             upstream = await self.client.send(upstream_request, stream=True)
@@ -181,6 +188,19 @@ class ProxyApp:
             exchange.violations += [Violation(c, m) for c, m in await self.oracle.differences(exchange)]
         self._finish(exchange)
         return _response(exchange, relayed, exchange.response_body)
+
+    def _upstream_url(self, scope: dict[str, Any]) -> httpx.URL:
+        """The upstream URL of a request, its target forwarded byte for byte: the ASGI scope's
+        `raw_path` and `query_string` as the client sent them, after the upstream's own path. The
+        decoded `path` is for the checks only: decoded, a percent-encoded control byte (`%0E`)
+        is a character httpx refuses to put in a URL, and `%2F` would become a segment separator.
+        Only bytes an HTTP target cannot carry (a server that let raw non-ASCII through) are
+        percent-encoded."""
+        raw = scope.get("raw_path") or quote(scope["path"]).encode("ascii")
+        query = scope.get("query_string") or b""
+        target = _ascii_target(raw + (b"?" + query if query else b""))
+        base = httpx.URL(self.upstream)
+        return base.copy_with(raw_path=base.raw_path.split(b"?", 1)[0].rstrip(b"/") + target)
 
     def _stream(self, exchange: Exchange, upstream: httpx.Response, relayed: list[tuple[str, str]]) -> Response:
         exchange.violations += self.checker.head(exchange)
@@ -242,6 +262,13 @@ def _raw(headers: list[tuple[str, str]], violations: list[Violation]) -> list[tu
     if claims:
         raw.append((VIOLATIONS_HEADER.lower().encode(), ",".join(claims).encode()))
     return raw
+
+
+def _ascii_target(target: bytes) -> bytes:
+    """`target` with every byte outside printable ASCII percent-encoded, the rest untouched."""
+    if all(0x21 <= byte <= 0x7E for byte in target):
+        return target
+    return b"".join(bytes([b]) if 0x21 <= b <= 0x7E else b"%%%02X" % b for b in target)
 
 
 def _response(exchange: Exchange, headers: list[tuple[str, str]], body: bytes) -> Response:

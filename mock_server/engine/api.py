@@ -55,7 +55,10 @@ class Api:
         return self.errors
 
     def reset(self) -> None:
-        """`POST /__mock/reset`: fixtures back, caches, counters and faults cleared; the clock runs on."""
+        """`POST /__mock/reset`: the clock back to its start, then fixtures back (stamped with the same
+        instants as at start-up, whatever earlier callers did to the clock), caches, counters and faults
+        cleared."""
+        self.clock.restart()
         self.idempotency.entries.clear()
         if self.rate_limit is not None:
             self.rate_limit.reset()

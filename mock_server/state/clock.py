@@ -51,6 +51,16 @@ class SimClock:
         self.notify()
         return self.now()
 
+    def restart(self) -> datetime:
+        """Back to the start (`POST /__mock/reset`): the clock reads its start instant again and,
+        with `scale>0`, follows the wall clock from now on. What a reset seeds is stamped with the
+        same instants whatever earlier callers did to the clock."""
+        self._offset = 0.0
+        self._mono0 = time.monotonic()
+        self._frozen = None
+        self.notify()
+        return self.now()
+
     def notify(self) -> None:
         """Wake everything waiting for simulated time or state to move. Waiters
         may sit on different event loops (each test client runs its own), and

@@ -20,7 +20,16 @@ class ProxyServer(LiveServer):
 
     def __init__(self, app: Any) -> None:
         super().__init__(app)
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on")
+        # as `make proxy` serves it (contracts/proxy/cli.py): the upstream's Date and Server relayed, none added
+        config = uvicorn.Config(
+            app,
+            host="127.0.0.1",
+            port=self.port,
+            log_level="warning",
+            lifespan="on",
+            date_header=False,
+            server_header=False,
+        )
         self.server = uvicorn.Server(config)
         import threading
 

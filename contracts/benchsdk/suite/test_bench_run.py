@@ -348,6 +348,15 @@ class BenchRunMachine(RuleBasedStateMachine):
         refusal = self.fence(w, a)
         path = self.worker_path(run, w) + "/heartbeat"
         event(f"heartbeat: {refusal or samples}")
+        if refusal == "attempt_closed" and 0 <= samples <= LIMITS["heartbeat"]["maxConcurrencySamples"]:
+            # the worker's own closed attempt: a late heartbeat reporting no regression is taken, its
+            # done and errors stored and nothing else; one that would lower or overrun them is refused
+            before = self.p.json("GET", self.worker_path(run, w))["worker"]
+            if before["progressDone"] <= 1 <= before["progressTotal"] and before["progressErrors"] == 0:
+                got = self.p.json("POST", path, body, claim="A-47.1")["worker"]
+                if (got["progressDone"], got["progressInFlight"], got["concurrency"]) != (1, 0, before["concurrency"]):
+                    raise Drift("A-47.1", "heartbeatWorker", f"a late heartbeat on a closed worker left {got}")
+                return
         if refusal:
             before = self.p.json("GET", self.worker_path(run, w))["worker"]
             self.p.call("POST", path, body, expect=409, claim="A-15.1", code=refusal)
@@ -455,7 +464,7 @@ class BenchRunMachine(RuleBasedStateMachine):
         payload, ctype = (gzip.compress(text, mtime=0), "application/gzip") if gz else (text, "text/plain")
         body = {"attemptId": a.id, "kind": "coordinator.log", "contentType": ctype, "name": "worker.log"}
         refusal = self.fence(w, a)
-        if refusal:
+        if refusal and refusal != "attempt_closed":  # the worker's own closed attempt still uploads at finish
             self.p.call("POST", self.worker_path(run, w) + "/artifacts", body, expect=409, claim="A-15.1", code=refusal)
             return
         created = self.p.json("POST", self.worker_path(run, w) + "/artifacts", body, claim="A-61")

@@ -347,6 +347,10 @@ def test_unfiltered_lists_unbounded_filtered_default_100(platform):
     filtered = platform.json("GET", f"/benchmarks/{slug}/runs", params={"participant": "e2b"}, claim="A-95.2")["items"]
     if len(filtered) != 100:
         raise Drift("A-95.2", "listRuns", f"filtered {len(filtered)} of 101, not the default 100")
+    # A.3-20: benchmarkSlug only picks the benchmark; the cross-benchmark list agrees with it
+    across = platform.json("GET", "/benchmarks/runs", params={"benchmarkSlug": slug}, claim="A-95.1")["items"]
+    if [r["id"] for r in across] != [r["id"] for r in everything]:
+        raise Drift("A-95.1", "listAllRuns", f"?benchmarkSlug lists {len(across)} of the benchmark's 101 runs")
 
 
 def test_no_token_is_refused(platform):

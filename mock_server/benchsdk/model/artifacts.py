@@ -15,7 +15,7 @@ from urllib.parse import quote
 from .errors import Refusal
 from .rows import Artifact, Participant, Run, Worker
 from .store import Store
-from .workers import fence, touch
+from .workers import finishing_fence, touch
 
 UPLOAD_PREFIX = "/__uploads/"
 DOWNLOAD_PREFIX = "/__downloads/"
@@ -39,8 +39,10 @@ def presigned_url(store: Store, base_url: str, method: str, key: str, expires_at
 
 
 def announce(store: Store, *, run: Run, worker: Worker, body: dict[str, Any], now: datetime) -> Artifact:
-    """Step 1 of 2 (A-61): fenced by attemptId; the row waits for its body."""
-    attempt = fence(store, worker, body["attemptId"])
+    """Step 1 of 2 (A-61): fenced by attemptId; the row waits for its body. The worker's own
+    closed attempt may still announce: the runtime uploads its log and metrics after closing
+    (`finishing_fence`)."""
+    attempt = finishing_fence(store, worker, body["attemptId"])
     artifact_id = store.ids.new()
     artifact = Artifact(
         id=artifact_id,

@@ -235,6 +235,20 @@ def fence(store: Store, worker: Worker, attempt_id: str) -> Attempt:
     return attempt
 
 
+def finishing_fence(store: Store, worker: Worker, attempt_id: str) -> Attempt:
+    """The fence for what a worker sends as it finishes, after closing its attempt: the attempt
+    must be the worker's current one, as `fence` asks, but it may be closed (completed or
+    failed). @benchsdk/worker completes or fails its worker and then, in its `finally`, uploads
+    `worker.log` and `metrics.jsonl`, and its heartbeat timer can fire once more; the reference
+    says both artifacts "ship this way at finish". A superseded, released or foreign attempt is
+    refused as `fence` refuses it."""
+    attempt = store.attempts.get(attempt_id)
+    own = attempt is not None and attempt.worker_id == worker.id and attempt.id == worker.attempt_id
+    if own and attempt.status in CLOSED:
+        return attempt
+    return fence(store, worker, attempt_id)
+
+
 def touch(attempt: Attempt, now: datetime) -> None:
     """Renew the lease: every accepted worker-scoped mutation is proof of life."""
     attempt.last_seen_at = now
@@ -273,9 +287,19 @@ def check_heartbeat_limits(body: dict[str, Any], limits: dict[str, Any]) -> None
 def heartbeat(
     store: Store, *, run: Run, worker: Worker, body: dict[str, Any], limits: dict[str, Any], now: datetime
 ) -> Attempt:
-    """Write call 6 (A-47..A-49): progress, current step, concurrency samples → timeline."""
-    attempt = fence(store, worker, body["attemptId"])
+    """Write call 6 (A-47..A-49): progress, current step, concurrency samples → timeline.
+
+    A late heartbeat on the worker's own closed attempt (the runtime's timer firing once after
+    `complete`/`fail`) is taken when it reports no regression: its `progressDone` and
+    `progressErrors` are not below the worker's, nor `progressDone` above its total. Then only
+    those two counters are stored (a closed worker has nothing in flight, no current step, no
+    concurrency to sample and no lease to renew); a heartbeat that would lower or overrun them is
+    `409 attempt_closed` and changes nothing."""
+    attempt = finishing_fence(store, worker, body["attemptId"])
     check_heartbeat_limits(body, limits)
+    if attempt.status in CLOSED:
+        late_heartbeat(worker, attempt, body)
+        return attempt
     for key, attr in (
         ("progressDone", "progress_done"),
         ("progressInFlight", "progress_in_flight"),
@@ -312,6 +336,28 @@ def heartbeat(
     return attempt
 
 
+def late_heartbeat(worker: Worker, attempt: Attempt, body: dict[str, Any]) -> None:
+    done = body.get("progressDone")
+    errors = body.get("progressErrors")
+    regressed = (done is not None and not worker.progress_done <= int(done) <= worker.progress_total) or (
+        errors is not None and int(errors) < worker.progress_errors
+    )
+    if regressed:
+        raise Refusal(
+            409,
+            "attempt_closed",
+            f"attempt {attempt.attempt_number} of worker {worker.id!r} is {attempt.status}: a late heartbeat "
+            f"may not lower or overrun its progress (done {worker.progress_done} of {worker.progress_total}, "
+            f"errors {worker.progress_errors})",
+            attemptId=attempt.id,
+            attemptStatus=attempt.status,
+        )
+    if done is not None:
+        worker.progress_done = int(done)
+    if errors is not None:
+        worker.progress_errors = int(errors)
+
+
 # ---- close ----------------------------------------------------------------------------------
 
 
@@ -346,3 +392,36 @@ def close_worker(
     worker.updated_at = now
     refresh_statuses(store, run, now)
     return attempt
+
+
+# ---- the owner's override (not in the reference) ---------------------------------------------
+
+
+def update_worker(store: Store, *, run: Run, worker: Worker, body: dict[str, Any], now: datetime) -> Worker:
+    """`PATCH …/workers/{workerId}`, which `@benchsdk/api`'s `updateWorker` sends and the reference
+    does not document: the fields sent are set, the rest kept; not fenced (no attemptId is sent).
+    A status acts on the current attempt as the lifecycle calls would: completed/failed close a
+    running attempt with that status, pending releases it; running only marks the worker."""
+    for key, attr in (
+        ("progressDone", "progress_done"),
+        ("progressInFlight", "progress_in_flight"),
+        ("progressErrors", "progress_errors"),
+        ("progressTotal", "progress_total"),
+    ):
+        if body.get(key) is not None:
+            setattr(worker, attr, int(body[key]))
+    status = body.get("status")
+    if status is not None and status != worker.status:
+        attempt = store.attempts.get(worker.attempt_id or "")
+        if attempt is not None and attempt.status == "running" and status != "running":
+            attempt.status = "released" if status == "pending" else status
+            attempt.closed_at = now
+        worker.status = status
+        if status != "running":
+            worker.progress_in_flight = 0
+            worker.current_step = None
+        if status == "pending":
+            worker.process_kind = worker.process_key = None
+    worker.updated_at = now
+    refresh_statuses(store, run, now)
+    return worker

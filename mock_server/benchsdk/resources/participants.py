@@ -18,6 +18,28 @@ async def register_participant(ctx: Ctx):
     return {"participant": serialize.participant(part)}
 
 
+@operation("listParticipants")
+async def list_participants(ctx: Ctx):
+    """Not in the reference: the client's `listParticipants` (it reads `items`)."""
+    _, run = common.run(ctx)
+    return {"items": [serialize.participant(p) for p in ctx.store.run_participants(run.id)]}
+
+
+@operation("getParticipant")
+async def get_participant(ctx: Ctx):
+    """Not in the reference: the client's `getParticipant`."""
+    _, part = common.participant(ctx)
+    return {"participant": serialize.participant(part)}
+
+
+@operation("updateParticipant")
+async def update_participant(ctx: Ctx):
+    """Not in the reference: the client's `updateParticipant`, a registration that creates nothing."""
+    run, part = common.participant(ctx, write=True)
+    part = catalog.register_participant(ctx.store, run=run, slug=part.slug, body=ctx.body or {}, now=common.now(ctx))
+    return {"participant": serialize.participant(part)}
+
+
 @operation("getParticipantLogs")
 async def get_participant_logs(ctx: Ctx):
     _, part = common.participant(ctx)

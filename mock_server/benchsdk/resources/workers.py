@@ -52,6 +52,14 @@ async def get_worker(ctx: Ctx):
     return {"worker": serialize.worker(ctx.store, worker, common.now(ctx))}
 
 
+@operation("updateWorker")
+async def update_worker(ctx: Ctx):
+    """Not in the reference: the client's `updateWorker`, an owner's unfenced override."""
+    run, worker = common.worker(ctx, write=True)
+    workers.update_worker(ctx.store, run=run, worker=worker, body=ctx.body or {}, now=common.now(ctx))
+    return {"worker": serialize.worker(ctx.store, worker, common.now(ctx))}
+
+
 @operation("heartbeatWorker")
 async def heartbeat_worker(ctx: Ctx):
     run, worker = common.worker(ctx, write=True)
