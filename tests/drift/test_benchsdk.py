@@ -8,6 +8,7 @@ suite is `tests/drift/test_seeds.py` (marked slow)."""
 
 from __future__ import annotations
 
+import math
 import re
 from urllib.parse import parse_qsl, urlencode
 
@@ -20,6 +21,7 @@ from contracts.benchsdk.suite._client import TIMING, Platform
 from contracts.runner.claims import clause_claim
 from mock_server.app import create_app
 from mock_server.benchsdk.fixtures import SEED_API_KEY
+from mock_server.benchsdk.model import results as results_model
 from tests.benchwright.drift import drop_query_parameter
 from tests.drift.harness import Rewrite, caught, crawl_drifts, on_headers, on_json, served, set_status
 from tests.drifting import Rewrite as SharedRewrite
@@ -160,6 +162,7 @@ SUITE_CHECKS = {
     "artifacts": _suite(lambda p, h: test_read_path.check_artifacts_and_closing(p)),
     "encoding": _suite(lambda p, h: test_read_path.check_encoded_path_params(p)),
     "oauth": _suite(_oauth),
+    "model": _suite(lambda p, h: test_read_path.check_aggregates_match_the_model(p, _settle(h))),
 }
 
 
@@ -289,6 +292,30 @@ def _first_task_twice(body):
         body["tasks"].append(dict(body["tasks"][0]))
 
 
+def _each_latency(key: str, fn):
+    """Edit the latency summary of every row under `key` of a results answer (`overall`: the one row)."""
+
+    def edit(body):
+        found = body.get(key)
+        for row in [found] if isinstance(found, dict) else found or []:
+            if row.get("latencyMs"):
+                fn(row["latencyMs"])
+
+    return edit
+
+
+def _swap(a: str, b: str):
+    def fn(stats):
+        stats[a], stats[b] = stats[b], stats[a]
+
+    return fn
+
+
+def _never_imported(body):
+    summary = body["summary"]
+    summary["queued"], summary["persisted"], summary["failed"] = summary["eventBatches"], 0, 0
+
+
 def _keep_phase_only(row):
     row["data"] = {"phase": row["data"]["phase"]}
 
@@ -314,6 +341,16 @@ SUITE_DRIFTS = [
      request(drop_query_parameter("bucketSize", "/results/tasks")), "records"),
     ("overview-readiness-off", "derived", "A-91", answer(r"^/api/v1/benchmarks/[^/]+/results$", _rows(
         "items", lambda r: True, lambda r: r["analytics"].__setitem__("status", "pending"))), "records"),
+    ("imports-never-finish", "derived", "A-60", answer(r"/results/imports$", _never_imported), "records"),
+    # figures computed from the records, against the model on generated records
+    ("p95-and-p99-swapped", "derived", "A-96.1",
+     answer(r"/runs/[^/]+/results$", _each_latency("overall", _swap("p95", "p99"))), "model"),
+    ("participant-p99-is-max", "derived", "A-96.2", answer(r"/runs/[^/]+/results$", _each_latency(
+        "participants", lambda stats: stats.__setitem__("p99", stats["max"]))), "model"),
+    ("step-p95-is-p99", "derived", "A-96.3", answer(r"/runs/[^/]+/results$", _each_latency(
+        "steps", lambda stats: stats.__setitem__("p95", stats["p99"]))), "model"),
+    ("bucket-p95-is-max", "derived", "A-98.2", answer(r"/results/tasks$", _rows(
+        "buckets", lambda r: True, lambda r: r["latencyMs"].__setitem__("p95", r["latencyMs"]["max"]))), "model"),
     # the resource tree
     ("run-found-under-any-slug", "catalog drift", "A-18", _owner_of_runs, "tree"),
     ("worker-found-under-any-run", "attempt fencing", "A-19", _worker_under_any_run(), "tree"),
@@ -370,6 +407,52 @@ def test_unmodified_mock_passes_the_suite_checks(check):
     with served(create_app(api="benchsdk")) as url:
         found = caught(lambda: SUITE_CHECKS[check](url))
     assert not found, f"{check} reported drift on the unmodified mock: {sorted(found)}"
+
+
+# Drifts of the mock's own arithmetic (its read path's rules replaced while it serves), caught by the model
+# check on generated records; the fixed four-record example could not tell most of them apart.
+def _floor_rank(ordered, pct):
+    return ordered[max(1, math.floor(pct / 100 * len(ordered))) - 1] if ordered else None
+
+
+def _interpolated(ordered, pct):
+    if not ordered:
+        return None
+    h = (len(ordered) - 1) * pct / 100
+    lo = math.floor(h)
+    return ordered[lo] + (ordered[min(lo + 1, len(ordered) - 1)] - ordered[lo]) * (h - lo)
+
+
+def _first_report_wins(store, run, participants=None):
+    """The earliest report of a (participant, taskIndex) counts, not the latest."""
+    first: dict[tuple[str, int], dict] = {}
+    for batch in store.run_batches(run.id):  # in the order they were accepted
+        if batch.import_status == "imported":
+            for record in batch.records:
+                first.setdefault((batch.participant_id, int(record["taskIndex"])), record)
+    return [
+        results_model.Rec(r.participant, r.batch, first[(r.participant.id, int(r.record["taskIndex"]))])
+        for r in _latest_wins(store, run, participants)
+    ]
+
+
+_latest_wins = results_model.effective_records
+
+MOCK_DRIFTS = [
+    ("percentile-floor-rank", "A-96.1", "nearest_rank", _floor_rank),
+    ("percentile-interpolated", "A-96.1", "nearest_rank", _interpolated),
+    ("first-resent-record-counts", "A-44", "effective_records", _first_report_wins),
+]
+
+
+@pytest.mark.parametrize(("name", "claim", "attribute", "replacement"), MOCK_DRIFTS, ids=[d[0] for d in MOCK_DRIFTS])
+def test_mock_arithmetic_drift_is_caught_by_the_model(name, claim, attribute, replacement, monkeypatch):
+    monkeypatch.setattr(results_model, attribute, replacement)
+    with served(create_app(api="benchsdk")) as url:
+        found = caught(lambda: SUITE_CHECKS["model"](url))
+    assert claim in found, (
+        f"{name}: expected a drift under {claim!r}; the model check reported {sorted(found) or 'nothing'}"
+    )
 
 
 def test_every_suite_check_has_a_drift():

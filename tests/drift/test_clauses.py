@@ -253,7 +253,7 @@ RECORDS = _benchsdk(
     )
 )
 LEASE = _benchsdk(
-    lambda p, h: test_lease.test_the_lease_as_claims_and_progress_see_it(p, SimpleNamespace(embedded=True))
+    lambda p, h: test_lease.test_the_lease_as_claims_and_progress_see_it(p, SimpleNamespace(control=True))
 )
 DATES = _benchsdk(
     lambda p, h: test_date_filters.test_since_and_until_read_dates_in_the_time_zone_and_timestamps_literally(p)
@@ -289,6 +289,13 @@ def _step_p50_mean(scope, body):
 def _participant_rate_of_all(scope, body):
     for row in body["participants"]:
         row["successRate"] = 1.0
+
+
+def _stale_read_running(scope, body):
+    """The progress view ignores the clock: a worker silent past its lease still reads running."""
+    for row in body["participants"]:
+        workers = row["workers"]
+        workers["running"], workers["stale"] = workers["running"] + workers["stale"], 0
 
 
 def _claim_lease_longer(scope, body):
@@ -336,6 +343,7 @@ BENCHSDK = [
     ("heartbeat-renews-short", "A-48.2", json_answer(r"/heartbeat$", _heartbeat_lease_short, "POST"), LEASE),
     ("since-date-a-day-late", "A-93", query_rewrite(RUN_LIST, _since_day_shifted), DATES),
     ("participant-ignored", "A-94", query_rewrite(RUN_LIST, _without("participant")), DATES),
+    ("silent-worker-never-stale", "A-48.3", json_answer(r"/progress$", _stale_read_running), LEASE),
     ("freshness-window-60s", "A-48.3",
      json_answer(r"/progress$", lambda s, b: b.__setitem__("freshnessWindowSeconds", 60)), LEASE),
 ]  # fmt: skip

@@ -228,8 +228,8 @@ def move_clock(platform, seconds: float) -> None:
 def test_an_unreclaimed_attempt_past_its_lease_still_reports_and_completes(platform, target):
     """P-lease: fencing guards a reclaimed worker (A-15). A lone slow worker whose lease expired and that
     nobody reclaimed still heartbeats, sends its batch and completes. Needs the mock's clock."""
-    if not target.embedded:
-        pytest.skip("moving time needs the mock's /__mock/clock; a live lease is not waited out")
+    if not target.control:
+        pytest.skip("no control surface: moving time needs the mock's /__mock/clock (a live lease is not waited out)")
     slug, run_id, a = claimed(platform)
     body = {"attemptId": a["attemptId"]}
     for suffix, extra in (
@@ -247,8 +247,8 @@ def test_an_unreclaimed_attempt_past_its_lease_still_reports_and_completes(platf
 def test_lease_expiry_reclaim_and_fencing(platform, target):
     """A-15.1, A-15.2, A-45.1, A-45.2 (P-lease): after the lease, a reclaim mints a new attempt; the old one is refused
     by every worker mutation and changes nothing. Needs the mock's clock."""
-    if not target.embedded:
-        pytest.skip("moving time needs the mock's /__mock/clock; a live lease is not waited out")
+    if not target.control:
+        pytest.skip("no control surface: moving time needs the mock's /__mock/clock (a live lease is not waited out)")
     slug, run_id, old = claimed(platform)
     move_clock(platform, TIMING["leaseSeconds"])
     new = platform.json(

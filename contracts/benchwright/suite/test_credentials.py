@@ -210,8 +210,13 @@ def test_api_prefix_expects_a_browser_session(client):
     """§2.0#1: `/api` backs the web app and expects a session: a PAT there is 401, the endpoint working
     as intended, while the `/v1` equivalent serves the same PAT. Read-only; runs on every target."""
     served = client.get("/v1/runs", params={"limit": 1})
-    if served.status_code != 200:
-        pytest.skip(f"the credential is not served on /v1 ({served.status_code}); nothing to compare")
+    expect(
+        served.status_code == 200,
+        "§2.0#1",
+        "listRuns",
+        f"the run's PAT is refused on /v1 ({served.status_code})",
+        served,
+    )
     refused = client.get("/api/runs", params={"limit": 1})
     expect(
         refused.status_code == 401,
