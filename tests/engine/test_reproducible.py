@@ -9,6 +9,7 @@ keys and nonces (`contracts.runner.unique`), and multipart boundaries (left out 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -90,3 +91,20 @@ def test_the_same_seed_sends_the_same_requests_twice(seed, tmp_path):
         prints.append((tmp_path / str(run) / "fingerprint.txt").read_text().strip())
     assert prints[0] == prints[1], "the run's requests depend on something other than its seed"
     assert int(prints[0].split("-")[0]) > 100
+
+
+def test_no_suite_makes_up_data_outside_the_seeded_sources():
+    """Names, keys and nonces come from `contracts.runner.unique`, never from the operating system or
+    the clock directly: one `uuid.uuid4()` in a check makes every run of its seed send other data."""
+    unseeded = re.compile(
+        r"\buuid\.uuid[14]\(|\bsecrets\.(?:token_\w+|choice|randbelow)\(|\btime\.time_ns\(\)"
+        r"|\brandom\.(?:random|choice|randint|randrange|shuffle|sample)\(|\bEd25519PrivateKey\.generate\(|\bos\.urandom\("
+    )
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in sorted((ROOT / "contracts").rglob("*.py"))
+        if path.name != "unique.py" and "differential" not in path.parts and "proxy" not in path.parts
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if unseeded.search(line)
+    ]
+    assert not found, "made up outside contracts.runner.unique:\n" + "\n".join(found)

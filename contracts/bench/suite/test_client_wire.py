@@ -6,7 +6,7 @@ deployment); the runtime check needs the mock's clock and GitHub fixture."""
 
 from __future__ import annotations
 
-import secrets
+from contracts.runner import unique
 
 from .test_conventions import check
 
@@ -32,7 +32,7 @@ def _span(span_id: str, parent: str | None, env: str) -> dict:
 def check_tracer_spans_make_one_trace(bench, env: str = ENV) -> None:
     """C-12.3: three spans sent as the tracer sends them (one entry each, one trace id, two requests) are one
     trace, listed under its environment and counted by sdk_status, and under no other environment."""
-    trace_id = secrets.token_hex(16)
+    trace_id = unique.hex(32)
     spans = [_span("00000000000000a1", None, env), _span("00000000000000a2", "00000000000000a1", env)]
     spans.append(_span("00000000000000a3", "00000000000000a2", env))
     for batch in (spans[:2], spans[2:]):
@@ -86,7 +86,7 @@ def check_runtime_run_polling(bench, http, system: int = 123) -> None:
         "runtime_eval_run",
         path={"id": system},
         body={"plan_id": plan_id},
-        headers={"Idempotency-Key": "contract-" + secrets.token_hex(6)},
+        headers={"Idempotency-Key": "contract-" + unique.hex(12)},
     )
     check("runtime_eval_run", r)
     run_id = r.json()["run"]["id"]
