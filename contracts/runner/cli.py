@@ -25,8 +25,11 @@ reference, 1 on drift, 2 on a usage or setup error.
 
 `--seeds N` runs the whole selection N times in a row, with hypothesis seeds 1 to N
 (each seed's reports under `<report-dir>/seed-<n>/`, a summary in
-`<report-dir>/seeds.md`), and stops at the first seed that finds drift: CI runs ten on every commit (`make contract
-SEEDS=10`), so a check that passes only on the derandomized profile's one draw is caught.
+`<report-dir>/seeds.md`), and stops at the first seed that finds drift: CI runs two on every commit (`make contract
+SEEDS=2`), so a check that passes only on the derandomized profile's one draw is caught. A seed's run is
+reproducible (the same requests every time: `contracts.runner.fingerprint`). `--explore N` runs N random seeds
+and writes what drifts as regression corpus entries; `--regressions` replays the corpus (`contracts.runner.seeds`,
+docs/testing.md).
 """
 
 from __future__ import annotations

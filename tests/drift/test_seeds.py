@@ -1,8 +1,8 @@
 """The unmodified mocks pass the whole contract suite of every API, ten seeds in a row.
 
-CI runs it on every commit as `make contract SEEDS=10` (`harness-contract --seeds 10`: seeds 1 to 10, every
-API in parallel per seed, stopping at the first drift; reports/seeds.md). `test_ten_seeds_in_a_row`
-(marked slow: it repeats what CI runs after the tests) is the same run from pytest. The
+CI runs two of them on every commit as `make contract SEEDS=2` (`harness-contract --seeds 2`: every API in
+parallel per seed, stopping at the first drift; reports/seeds.md). `test_ten_seeds_in_a_row` (marked slow:
+the nightly runs it) is ten from pytest. The
 default run covers two seeds more cheaply: `test_two_seeds_of_the_catalogue_checks` runs, under
 hypothesis seeds 1 and 2, the checks the drift catalogues use that draw random data
 (Benchwright's ETag race state machine and its cursor traversal), against the unmodified mock; the

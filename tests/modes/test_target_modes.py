@@ -8,9 +8,15 @@
 - *production*: the same with no opt-in: it passes and sends nothing but safe reads (the
   server runs in this process, behind a recorder of every request it received).
 
-The per-commit matrix runs the `smoke` profile, and lifts Benchwright's write quota on the
-staging account so a run fits the CI's time; the nightly workflow runs the full profile
-against the default tier (`HARNESS_MODES_PROFILE=full`).
+The per-commit matrix runs the `smoke` profile, lifts Benchwright's write quota on the
+staging account and runs the staging and production servers' clocks `FAST_CLOCK` times faster
+than the wall (time still passes on its own, with no control surface to move it: what a
+deployment's clock does, only sooner), so a run fits the CI's time. Per commit it runs the
+plain suite in the served, staging and production modes, and the differential mode served by
+URL; the embedded mode is what `make contract` runs in `.ci/run` on every commit. The nightly
+workflow (`make test-nightly`, tests marked `slow`) adds the other five cases of each API, and
+its `modes` job runs every case at the full profile, in real time, against the default tier
+(`HARNESS_MODES_PROFILE=full`).
 """
 
 from __future__ import annotations
@@ -36,14 +42,25 @@ ROOT = Path(__file__).resolve().parents[2]
 PROFILE = os.environ.get("HARNESS_MODES_PROFILE", "smoke")
 MODES = ("embedded", "served", "staging", "production")
 WORKFLOW = ROOT / ".github" / "workflows" / "contract-staging.yml"
+FAST_CLOCK = 1.0 if PROFILE == "full" else 20.0
+PER_COMMIT = {"plain": ("served", "staging", "production"), "differential": ("served",)}
 
 
-def _serve(api: str, mode: str) -> tuple[Recorder, dict[str, str]]:
+def _cases(kind: str) -> list:
+    """(api, mode) for every API and mode; the ones not in PER_COMMIT[kind] marked `slow` (nightly)."""
+    return [
+        pytest.param(api, mode, id=f"{api}-{mode}", marks=() if mode in PER_COMMIT[kind] else pytest.mark.slow)
+        for api in CONTRACT_APIS
+        for mode in MODES
+    ]
+
+
+def _serve(api: str, mode: str, clock: float) -> tuple[Recorder, dict[str, str]]:
     """The app a mode's target is: a served mock (control on), or a deployment (control off, real time)."""
     chosen = profile(api)
     options = dict(chosen.serve_options)
     if mode != "served":
-        options |= {"control": False, "clock_scale": 1.0}
+        options |= {"control": False, "clock_scale": clock}
     app = create_app(api=api, **options)
     if api == "benchwright" and PROFILE != "full":  # the CI-sized run: the staging account's quota lifted
         mock = app.state.mock
@@ -78,7 +95,8 @@ def _mode_run(api: str, mode: str, tmp_path: Path, *args: str) -> tuple[int, str
     spec = contract(api)
     if mode == "embedded":
         return *_run(api, tmp_path, {}, *args), None
-    recorder, printed = _serve(api, mode)
+    # the differential oracle follows the wall clock: its target's clock must too
+    recorder, printed = _serve(api, mode, 1.0 if "--differential" in args else FAST_CLOCK)
     with LiveServer(recorder) as server:
         env = {spec.url_env: server.url}
         if mode != "served":  # a deployment: the credentials it printed, as a CI job's secrets give them
@@ -95,8 +113,7 @@ def _only_safe_reads(api: str, recorder: Recorder | None) -> None:
 
 
 @pytest.mark.http
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("api", list(CONTRACT_APIS))
+@pytest.mark.parametrize(("api", "mode"), _cases("plain"))
 def test_the_suite_passes_in_every_target_mode(api: str, mode: str, tmp_path: Path) -> None:
     """Each API's suite passes against a clean server in each target mode, and says which mode it ran in."""
     code, report, output, recorder = _mode_run(api, mode, tmp_path)
@@ -108,8 +125,7 @@ def test_the_suite_passes_in_every_target_mode(api: str, mode: str, tmp_path: Pa
 
 
 @pytest.mark.http
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("api", list(CONTRACT_APIS))
+@pytest.mark.parametrize(("api", "mode"), _cases("differential"))
 def test_differential_mode_runs_in_every_target_mode(api: str, mode: str, tmp_path: Path) -> None:
     """`make contract DIFF=1` (`--differential`, docs/differential.md) in each target mode against a clean
     server: the oracle is in the path (requests compared, a fresh mock's credentials mapped onto the ones the
