@@ -92,19 +92,22 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument(
         "--max-requests", type=int, help=f"request budget per API (default against a deployment: {LIVE_DEFAULT_BUDGET})"
     )
-    seeds = parser.add_mutually_exclusive_group()
-    seeds.add_argument("--seed", type=int, help="a hypothesis seed (runs non-derandomized with that seed)")
-    seeds.add_argument("--seeds", type=int, metavar="N", help="run everything with seeds 1..N in a row")
-    seeds.add_argument(
+    runs = parser.add_mutually_exclusive_group()
+    runs.add_argument("--seed", type=int, help="a hypothesis seed (runs non-derandomized with that seed)")
+    runs.add_argument("--seeds", type=int, metavar="N", help="run everything with seeds 1..N in a row")
+    runs.add_argument(
         "--explore",
         type=int,
         metavar="N",
         help="run everything with N random seeds; what drifts becomes a regression corpus entry (nightly)",
     )
-    seeds.add_argument(
+    runs.add_argument(
         "--regressions",
         action="store_true",
         help="replay every entry of the regression corpus (contracts/regressions.toml) at its API, profile and seed",
+    )
+    parser.add_argument(
+        "--corpus", type=Path, default=seeds.CORPUS, help="the regression corpus --regressions replays (TOML)"
     )
     parser.add_argument("--report-dir", default="reports")
     parser.add_argument("-k", dest="keyword", help="only checks matching this pytest -k expression")
@@ -240,7 +243,7 @@ def main(argv: list[str] | None = None, prog: str = "harness-contract", default_
         options = _passthrough(given, ("--explore", "--report-dir"))
         return seeds.explore(args.explore, names, options, args.profile, report_dir)
     if args.regressions:
-        return seeds.replay(args.api, report_dir)
+        return seeds.replay(args.api, report_dir, args.corpus)
     if len(names) == 1:
         return run_one(args, names[0], report_dir)
     # every API in its own process, all at once: the quick profile of all of them in one API's time

@@ -1,6 +1,5 @@
 """Contract runs over hypothesis seeds: fixed seeds per commit, random seeds nightly, and the
-regression corpus every commit replays (docs/contract-runs.md, "Seeds, exploration and the
-regression corpus").
+regression corpus every commit replays (docs/testing.md).
 
 - `harness-contract --seeds N` (`make contract SEEDS=N`): seeds 1 to N in a row, stopping at the
   first drift. A seed's run sends the same requests every time (`contracts.runner.fingerprint`,

@@ -5,7 +5,7 @@ Against a deployment they come from the operating system, so a run never meets t
 earlier run left. The embedded mock is new on every run, so there the runner calls
 `reproducible(seed)` with the run's hypothesis seed (0 when derandomized): a seed's run then
 sends the same requests every time it is repeated, whatever ran before it
-(`contracts.runner.fingerprint` proves it; docs/contract-runs.md).
+(`contracts.runner.fingerprint` proves it; docs/testing.md).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ Every id, token and request id a mock mints comes from here, so a run can be mad
 reproducible: `reproducible(seed)` draws them from a seeded generator instead of the
 operating system (the contract runner does so for the embedded mock it serves, so a
 hypothesis seed's run sends and reads the same data however often it is repeated;
-`docs/contract-runs.md`). A served mock and a real deployment keep random ids.
+`docs/testing.md`). A served mock and a real deployment keep random ids.
 """
 
 from __future__ import annotations
