@@ -21,10 +21,20 @@ def wants_slow(config: pytest.Config) -> bool:
     )
 
 
+# the files whose tests each run a whole contract suite: started first, so that no worker is left alone with
+# one of them at the end (xdist's worksteal takes work from the end of a busy worker's queue)
+LONG = (
+    "tests/modes/",
+    "tests/benchwright/test_drift.py",
+    "tests/proxy/test_raw_path.py",
+    "tests/test_schemathesis_cli",
+)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if wants_slow(config):
-        return
-    slow = [item for item in items if "slow" in item.keywords]
-    if slow:
-        config.hook.pytest_deselected(items=slow)
-        items[:] = [item for item in items if "slow" not in item.keywords]
+    if not wants_slow(config):
+        slow = [item for item in items if "slow" in item.keywords]
+        if slow:
+            config.hook.pytest_deselected(items=slow)
+            items[:] = [item for item in items if "slow" not in item.keywords]
+    items.sort(key=lambda item: not item.nodeid.startswith(LONG))  # stable: the order within each part is kept
