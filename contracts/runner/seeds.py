@@ -77,6 +77,12 @@ def _table(title: str, summary: str, header: str, rows: list[str]) -> str:
     return "\n".join([f"# {title}", "", f"**{summary}**", "", header, rule, *rows, ""])
 
 
+def _summary(path: Path, title: str, summary: str, header: str, rows: list[str]) -> None:
+    """A run's Markdown summary, written and announced."""
+    path.write_text(_table(title, summary, header, rows), encoding="utf-8")
+    print(f"\n{summary} {path}")
+
+
 def run_seeds(count: int, options: list[str], report_dir: Path) -> int:
     """Seeds 1..count in a row, each a whole run in its own process; stop at the first drift."""
     rows, code = [], 0
@@ -91,14 +97,9 @@ def run_seeds(count: int, options: list[str], report_dir: Path) -> int:
         if code != 0:
             break
     passed = sum(1 for row in rows if "| no drift |" in row)
-    text = _table(
-        "Contract runs, one hypothesis seed each",
-        f"{passed} of {count} seeds in a row passed.",
-        "| seed | result | wall time | fingerprints (requests-digest) | reports |",
-        rows,
-    )
-    (report_dir / "seeds.md").write_text(text, encoding="utf-8")
-    print(f"\n{passed} of {count} seeds in a row passed: {report_dir / 'seeds.md'}")
+    header = "| seed | result | wall time | fingerprints (requests-digest) | reports |"
+    title = "Contract runs, one hypothesis seed each"
+    _summary(report_dir / "seeds.md", title, f"{passed} of {count} seeds in a row passed.", header, rows)
     return code
 
 
@@ -205,12 +206,7 @@ def replay(apis: list[str] | None, report_dir: Path, corpus: Path = CORPUS) -> i
         )
         worst = max(worst, code)
     passed = sum(1 for row in rows if "| no drift |" in row)
-    text = _table(
-        "The regression corpus, replayed",
-        f"{passed} of {len(entries)} entries passed.",
-        "| # | API | profile | seed | checks | checks run | result | wall time |",
-        rows,
-    )
-    (report_dir / "regressions.md").write_text(text, encoding="utf-8")
-    print(f"\n{passed} of {len(entries)} regression entries passed: {report_dir / 'regressions.md'}")
+    header = "| # | API | profile | seed | checks | checks run | result | wall time |"
+    title = "The regression corpus, replayed"
+    _summary(report_dir / "regressions.md", title, f"{passed} of {len(entries)} entries passed.", header, rows)
     return worst

@@ -284,6 +284,21 @@ def check_heartbeat_limits(body: dict[str, Any], limits: dict[str, Any]) -> None
             seen.add(sample["step"])
 
 
+PROGRESS_FIELDS = (
+    ("progressDone", "progress_done"),
+    ("progressInFlight", "progress_in_flight"),
+    ("progressErrors", "progress_errors"),
+    ("progressTotal", "progress_total"),
+)
+
+
+def set_progress(worker: Worker, body: dict[str, Any]) -> None:
+    """The progress counters a heartbeat or an update sends, set on the worker; the ones not sent kept."""
+    for key, attr in PROGRESS_FIELDS:
+        if body.get(key) is not None:
+            setattr(worker, attr, int(body[key]))
+
+
 def heartbeat(
     store: Store, *, run: Run, worker: Worker, body: dict[str, Any], limits: dict[str, Any], now: datetime
 ) -> Attempt:
@@ -300,14 +315,7 @@ def heartbeat(
     if attempt.status in CLOSED:
         late_heartbeat(worker, attempt, body)
         return attempt
-    for key, attr in (
-        ("progressDone", "progress_done"),
-        ("progressInFlight", "progress_in_flight"),
-        ("progressErrors", "progress_errors"),
-        ("progressTotal", "progress_total"),
-    ):
-        if body.get(key) is not None:
-            setattr(worker, attr, int(body[key]))
+    set_progress(worker, body)
     if "currentStep" in body:
         worker.current_step = body["currentStep"]
     samples = body.get("concurrency")
@@ -402,14 +410,7 @@ def update_worker(store: Store, *, run: Run, worker: Worker, body: dict[str, Any
     does not document: the fields sent are set, the rest kept; not fenced (no attemptId is sent).
     A status acts on the current attempt as the lifecycle calls would: completed/failed close a
     running attempt with that status, pending releases it; running only marks the worker."""
-    for key, attr in (
-        ("progressDone", "progress_done"),
-        ("progressInFlight", "progress_in_flight"),
-        ("progressErrors", "progress_errors"),
-        ("progressTotal", "progress_total"),
-    ):
-        if body.get(key) is not None:
-            setattr(worker, attr, int(body[key]))
+    set_progress(worker, body)
     status = body.get("status")
     if status is not None and status != worker.status:
         attempt = store.attempts.get(worker.attempt_id or "")
