@@ -6,8 +6,7 @@ import json
 from importlib.resources import files
 from typing import Any
 
-from mock_server.bench.model.catalog import catalog_from_spec, normalise
-from mock_server.bench.model.specdata import load_spec
+from mock_server.bench.spec_catalog import catalog_from_spec, load_spec, normalise
 
 SOURCES = ("sdk", "target", "spec")
 

@@ -17,8 +17,14 @@ from importlib.resources import files
 import pytest
 from starlette.testclient import TestClient
 
-from mock_server.bench.model.catalog import MISSING, catalog_entry, catalog_from_spec, compare, spec_operations
-from mock_server.bench.model.specdata import load_spec
+from mock_server.bench.spec_catalog import (
+    MISSING,
+    catalog_entry,
+    catalog_from_spec,
+    compare,
+    load_spec,
+    spec_operations,
+)
 
 from .conftest import make_app
 

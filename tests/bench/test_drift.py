@@ -10,7 +10,7 @@ from starlette.testclient import TestClient
 
 from contracts.bench.drift import pinned_catalog, render, spec_catalog, three_way
 from mock_server.app import create_app
-from mock_server.bench.model.specdata import SPEC_DIR
+from mock_server.bench.spec_catalog import SPEC_DIR
 
 
 def test_the_mock_and_the_spec_agree_with_the_pinned_catalog():

@@ -12,8 +12,7 @@ import zipfile
 import jsonschema_rs
 import pytest
 
-from mock_server.bench.model.catalog import spec_operations
-from mock_server.bench.model.specdata import load_spec
+from mock_server.bench.spec_catalog import load_spec, spec_operations
 from mock_server.engine.compile import Compiler
 
 from .conftest import KEY, OAUTH, auth

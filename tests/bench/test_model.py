@@ -16,7 +16,7 @@ from mock_server.bench.model import accounts, context, datasets, evaluations
 from mock_server.bench.model.config import Config
 from mock_server.bench.model.errors import Refusal
 from mock_server.bench.model.paging import page
-from mock_server.bench.model.specdata import load_spec
+from mock_server.bench.spec_catalog import load_spec
 from mock_server.bench.store import AiSystem, Component, Store
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)

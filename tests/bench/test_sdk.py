@@ -14,7 +14,7 @@ import pytest
 from bench_sdk import BenchPlatform, PlatformError
 
 from harness_fixtures import BenchControl, ServedMock
-from mock_server.bench.model.catalog import compare
+from mock_server.bench.spec_catalog import compare
 
 from .conftest import KEY, OAUTH
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from mock_server.bench.model.catalog import spec_operations
-from mock_server.bench.model.specdata import load_spec
+from mock_server.bench.spec_catalog import load_spec, spec_operations
 
 from .._runner import Drift
 from ..claims import BY_ID

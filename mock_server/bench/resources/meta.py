@@ -8,8 +8,8 @@ from urllib.parse import urlsplit
 from mock_server.engine import Ctx, Reply
 
 from ..model import accounts
-from ..model.catalog import catalog_from_spec
 from ..model.errors import Refusal
+from ..spec_catalog import catalog_from_spec
 from ._common import body, caller, cfg, now, op, origin, store, tenant
 
 

@@ -1,4 +1,8 @@
-"""The operation catalog, read back from the spec (C-08, C-09, C-27).
+"""The Bench spec, read: the merged document and the operation catalog it describes (C-08, C-09, C-27).
+
+The one place the Bench spec is read outside the engine: the mock (`list_operations`) and the
+contract suite (the catalog drift check, the conventions) both import it, so neither reads the
+other's internals.
 
 `list_operations` serves this; the catalog test compares what it serves with the pinned
 SDK's `operations.json`, entry for entry and field for field, nulls included. Nothing here is
@@ -10,9 +14,20 @@ for an operation that takes none, …).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+from mock_server.datafiles import SPEC_ROOT
+from mock_server.engine.spec import merge_fragments
+
 METHODS = ("get", "put", "post", "patch", "delete")
+SPEC_DIR = SPEC_ROOT / "bench"
+
+
+def load_spec(spec_dir: Path = SPEC_DIR) -> dict[str, Any]:
+    """The root document with every `paths/*.yaml` fragment merged in (a name defined twice is an error),
+    without the engine's convention expansion."""
+    return merge_fragments(spec_dir)
 
 
 def spec_operations(spec: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
